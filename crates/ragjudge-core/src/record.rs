@@ -1,0 +1,72 @@
+//! The evaluation record: one question answered by one system (DESIGN.md, "Records").
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One retrieved passage, in rank order within [`Record::contexts`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Context {
+    /// Passage identifier (e.g. `doc3#2`), if the source gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Passage text.
+    pub text: String,
+    /// Relevance grade of the passage for the query (e.g. UMBRELA 0-3), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<f64>,
+}
+
+/// One earlier conversation turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Turn {
+    /// Speaker role, e.g. `user` or `assistant`.
+    pub role: String,
+    /// What was said.
+    pub text: String,
+}
+
+/// One question answered by one system, with its retrieved evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Record {
+    /// Question identifier; records of different systems are joined on it.
+    pub id: String,
+    /// System (run) name; defaults to the input file's stem when absent.
+    #[serde(default)]
+    pub system: String,
+    /// The user's question.
+    pub query: String,
+    /// Retrieved passages in rank order; `[n]` in the answer cites `contexts[n-1]`.
+    #[serde(default)]
+    pub contexts: Vec<Context>,
+    /// The generated answer.
+    #[serde(default)]
+    pub answer: String,
+    /// Golden answer, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// Earlier conversation turns, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Turn>,
+    /// Repetition index when the same query was run several times (Open RAG Eval `query_run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u32>,
+    /// Free-form strata (topic, query_type, ...) for weakness analysis.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub meta: Map<String, Value>,
+}
+
+impl Record {
+    /// The grounding document of CIU and similar metrics: the reference if present, else the
+    /// contexts joined by blank lines.
+    pub fn grounding(&self) -> String {
+        match &self.reference {
+            Some(r) => r.clone(),
+            None => self
+                .contexts
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        }
+    }
+}
