@@ -1,1 +1,34 @@
-fn main() {}
+//! The `ragjudge` command-line tool: parses arguments, calls the libraries, prints reports.
+
+mod args;
+mod commands;
+mod output;
+mod progress;
+mod registry;
+mod summary;
+
+use clap::Parser;
+
+fn main() {
+    let cli = args::Cli::parse();
+    let result = match cli.command {
+        args::Command::Score(a) => commands::score::run(&a),
+        args::Command::Correlate(a) => commands::correlate::run(&a),
+    };
+    if let Err(e) = result {
+        // One line: the chain of causes joined, so the reason names file, line and field.
+        eprintln!("error: {}", format_chain(&e));
+        std::process::exit(1);
+    }
+}
+
+fn format_chain(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+    }
+    parts.join(": ").replace('\n', " ")
+}

@@ -4,8 +4,13 @@
 //! `ragjudge-stats`, and reported by the CLI.
 #![deny(missing_docs)]
 
+pub mod error;
 pub mod metric;
+pub mod read;
 pub mod record;
+pub mod text;
 
+pub use error::InputError;
 pub use metric::{Metric, MetricOutput};
+pub use read::{Format, ReadOptions, RecordReader};
 pub use record::{Context, Record, Turn};

@@ -1,2 +1,13 @@
 //! Lexical metrics: ROUGE, BLEU, chrF, SQuAD token F1 / exact match, RAKE, CIU and retrieval metrics.
 #![deny(missing_docs)]
+
+pub mod answer_overlap;
+pub mod bleu;
+pub mod chrf;
+pub mod ciu;
+pub mod porter;
+pub mod rake;
+pub mod retrieval;
+pub mod rouge;
+pub mod squad;
+pub mod stopwords;

@@ -1,2 +1,34 @@
 //! Statistics for ragjudge: correlations with p-values, agreement, bootstrap CIs, descriptive statistics.
+//!
+//! - [`describe`]: mean, variance, quantiles (numpy conventions) and a streaming
+//!   [`Summary`].
+//! - [`rank`]: average ranks with ties (scipy `rankdata`).
+//! - [`correlation`]: Pearson, Spearman and Kendall tau-b with scipy-compatible p-values
+//!   and Fisher z or bootstrap CIs.
+//! - [`agreement`]: accuracy, confusion matrix and Cohen's kappa (scikit-learn).
+//! - [`bootstrap`]: seeded percentile bootstrap and the streaming Poisson bootstrap.
 #![deny(missing_docs)]
+
+pub mod agreement;
+pub mod bootstrap;
+pub mod correlation;
+pub mod describe;
+mod error;
+pub mod rank;
+
+pub use agreement::{
+    accuracy, cohen_kappa, confusion_matrix, kappa_from_confusion, unique_labels, Weights,
+};
+pub use bootstrap::{
+    bootstrap_ci, bootstrap_ci_paired, Ci, PoissonBootstrapMean, PoissonWeights, DEFAULT_REPLICATES,
+};
+pub use correlation::{
+    bootstrap_correlation_ci, kendall_tau_b, kendall_tau_b_with_level, pearson, pearson_with_level,
+    spearman, spearman_with_level, CiMethod, Correlation, CorrelationKind, DEFAULT_LEVEL,
+};
+pub use describe::{
+    coefficient_of_variation, iqr, mean, median, population_std_dev, population_variance, quantile,
+    quantiles, std_dev, variance, variance_ddof, Summary,
+};
+pub use error::StatsError;
+pub use rank::{cmp_f64, rankdata_average};

@@ -1,0 +1,223 @@
+//! Per-system summary of per-record scores: mean with a bootstrap confidence interval per column.
+//!
+//! Memory stays constant in the number of records: each column keeps a Welford accumulator and a
+//! Poisson bootstrap (online bootstrap: every record gets one Poisson(1) weight per replicate,
+//! shared by all columns of that record), so a million records cost no more than a hundred.
+
+use ragjudge_stats::bootstrap::{PoissonBootstrapMean, PoissonWeights};
+use ragjudge_stats::describe::Summary;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Mean and interval of one column for one system.
+#[derive(Debug, Clone, Serialize)]
+pub struct ColumnReport {
+    /// Column name.
+    pub metric: String,
+    /// Records with a value in this column.
+    pub n: u64,
+    /// Mean over those records.
+    pub mean: Option<f64>,
+    /// Sample standard deviation.
+    pub std: Option<f64>,
+    /// Lower end of the bootstrap interval of the mean.
+    pub ci_low: Option<f64>,
+    /// Upper end of the bootstrap interval of the mean.
+    pub ci_high: Option<f64>,
+}
+
+/// Everything known about one system after scoring.
+#[derive(Debug, Clone, Serialize)]
+pub struct SystemReport {
+    /// System name.
+    pub system: String,
+    /// Records scored (metric failures included).
+    pub records: u64,
+    /// Records on which at least one metric failed.
+    pub failed: u64,
+    /// One entry per column.
+    pub metrics: Vec<ColumnReport>,
+}
+
+/// The whole summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryReport {
+    /// Per system, in order of first appearance.
+    pub systems: Vec<SystemReport>,
+    /// Records scored over all systems.
+    pub records: u64,
+    /// Malformed records skipped (`--skip-invalid`).
+    pub skipped: u64,
+    /// Records on which at least one metric failed.
+    pub failed: u64,
+    /// Confidence level of the intervals.
+    pub level: f64,
+    /// Bootstrap replicates behind the intervals.
+    pub bootstrap: usize,
+}
+
+struct Column {
+    moments: Summary,
+    boot: PoissonBootstrapMean,
+}
+
+struct SystemStats {
+    name: String,
+    records: u64,
+    failed: u64,
+    columns: Vec<Column>,
+}
+
+/// Accumulates rows into per-system statistics.
+pub struct Summarizer {
+    columns: Vec<String>,
+    systems: Vec<SystemStats>,
+    index: HashMap<String, usize>,
+    weights: PoissonWeights,
+    replicates: usize,
+    skipped: u64,
+}
+
+impl Summarizer {
+    /// A summarizer over `columns` with `replicates` bootstrap replicates seeded by `seed`.
+    pub fn new(columns: Vec<String>, replicates: usize, seed: u64) -> Self {
+        Self {
+            columns,
+            systems: Vec::new(),
+            index: HashMap::new(),
+            weights: PoissonWeights::new(replicates, seed),
+            replicates,
+            skipped: 0,
+        }
+    }
+
+    /// Counts one malformed record that was skipped.
+    pub fn skip(&mut self) {
+        self.skipped += 1;
+    }
+
+    /// Malformed records skipped so far.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Adds one scored record of `system`.
+    pub fn add(&mut self, system: &str, values: &[Option<f64>], failed: bool) {
+        let i = match self.index.get(system) {
+            Some(&i) => i,
+            None => {
+                let columns = (0..self.columns.len())
+                    .map(|_| Column { moments: Summary::new(), boot: PoissonBootstrapMean::new(self.replicates, 0) })
+                    .collect();
+                self.systems.push(SystemStats { name: system.to_string(), records: 0, failed: 0, columns });
+                self.index.insert(system.to_string(), self.systems.len() - 1);
+                self.systems.len() - 1
+            }
+        };
+        let stats = &mut self.systems[i];
+        stats.records += 1;
+        stats.failed += u64::from(failed);
+        if values.iter().all(Option::is_none) {
+            return;
+        }
+        let w = self.weights.draw();
+        for (col, v) in stats.columns.iter_mut().zip(values) {
+            if let Some(x) = *v {
+                col.moments.push(x);
+                col.boot.push_weighted(x, w);
+            }
+        }
+    }
+
+    /// The summary at confidence `level`.
+    pub fn report(&self, level: f64) -> SummaryReport {
+        let systems: Vec<SystemReport> = self
+            .systems
+            .iter()
+            .map(|s| SystemReport {
+                system: s.name.clone(),
+                records: s.records,
+                failed: s.failed,
+                metrics: self
+                    .columns
+                    .iter()
+                    .zip(&s.columns)
+                    .map(|(name, c)| {
+                        let ci = c.boot.ci(level);
+                        ColumnReport {
+                            metric: name.clone(),
+                            n: c.moments.count(),
+                            mean: c.moments.mean(),
+                            std: c.moments.std_dev(),
+                            ci_low: ci.as_ref().map(|c| c.low),
+                            ci_high: ci.as_ref().map(|c| c.high),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        SummaryReport {
+            records: systems.iter().map(|s| s.records).sum(),
+            failed: systems.iter().map(|s| s.failed).sum(),
+            systems,
+            skipped: self.skipped,
+            level,
+            bootstrap: self.replicates,
+        }
+    }
+}
+
+/// Renders the summary as a plain table: one row per metric, one column per system.
+pub fn render_table(report: &SummaryReport) -> String {
+    let mut header = vec!["metric".to_string()];
+    header.extend(report.systems.iter().map(|s| s.system.clone()));
+    let mut rows: Vec<Vec<String>> = vec![header];
+    let n_metrics = report.systems.first().map_or(0, |s| s.metrics.len());
+    for m in 0..n_metrics {
+        let mut row = vec![report.systems[0].metrics[m].metric.clone()];
+        for s in &report.systems {
+            let c = &s.metrics[m];
+            row.push(match (c.mean, c.ci_low, c.ci_high) {
+                (Some(mean), Some(lo), Some(hi)) => format!("{mean:.4} [{lo:.4}, {hi:.4}]"),
+                (Some(mean), _, _) => format!("{mean:.4}"),
+                _ => "-".to_string(),
+            });
+        }
+        rows.push(row);
+    }
+    for (label, get) in [
+        ("records scored", (|s: &SystemReport| s.records) as fn(&SystemReport) -> u64),
+        ("metric failures", |s: &SystemReport| s.failed),
+    ] {
+        let mut row = vec![label.to_string()];
+        row.extend(report.systems.iter().map(|s| get(s).to_string()));
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| if c == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!(
+        "{} records scored, {} skipped as invalid, {} with metric failures; intervals: {:.0}% Poisson bootstrap, {} replicates\n",
+        report.records,
+        report.skipped,
+        report.failed,
+        report.level * 100.0,
+        report.bootstrap
+    ));
+    out
+}

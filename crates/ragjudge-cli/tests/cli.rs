@@ -1,0 +1,212 @@
+//! End-to-end tests of the `ragjudge` binary: outputs, summaries and one-line input errors.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ragjudge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+    p.display().to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a failed run with exactly one stderr line that starts with `error: ` and contains `want`.
+fn assert_one_line_error(o: &Output, want: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line, got: {err}");
+    assert!(lines[0].starts_with("error: "), "{err}");
+    assert!(lines[0].contains(want), "`{want}` not in: {err}");
+}
+
+const ONE_RECORD: &str = r#"{"id": "q1", "system": "s", "query": "Where did the cat sit?", "answer": "the cat sat", "reference": "the cat sat on the mat", "contexts": [{"text": "a", "relevance": 3}, {"text": "b", "relevance": 0}, {"text": "c", "relevance": 2}]}
+"#;
+
+#[test]
+fn score_writes_hand_checked_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "one.jsonl", ONE_RECORD.as_bytes());
+    let out = dir.path().join("scores.csv");
+    let o = ragjudge(&["score", "--input", &input, "--output", out.to_str().unwrap(), "--k", "1,3,5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut rdr = csv::Reader::from_path(&out).unwrap();
+    let headers = rdr.headers().unwrap().clone();
+    let row = rdr.records().next().unwrap().unwrap();
+    let get = |c: &str| -> String { row[headers.iter().position(|h| h == c).unwrap_or_else(|| panic!("no column {c}"))].to_string() };
+    let num = |c: &str| -> f64 { get(c).parse().unwrap() };
+    assert_eq!(get("id"), "q1");
+    assert_eq!(get("system"), "s");
+    // 3 answer tokens all in the 6 reference tokens: P = 1, R = 1/2, F = 2/3.
+    assert_eq!(num("rouge1_p"), 1.0);
+    assert_eq!(num("rouge1_r"), 0.5);
+    assert!((num("rouge1_f") - 2.0 / 3.0).abs() < 1e-12);
+    // bigrams "the cat", "cat sat" both in the reference's 5: P = 1, R = 2/5.
+    assert!((num("rouge2_r") - 0.4).abs() < 1e-12);
+    assert_eq!(num("exact_match"), 0.0);
+    // grades 3, 0, 2 with threshold 2: relevant at ranks 1 and 3.
+    assert_eq!(num("precision@1"), 1.0);
+    assert!((num("precision@3") - 2.0 / 3.0).abs() < 1e-12);
+    // AP@3 = (P@1 + P@3) / 2 = (1 + 2/3) / 2.
+    assert!((num("ap@3") - 5.0 / 6.0).abs() < 1e-12);
+    assert_eq!(num("mrr"), 1.0);
+    // K = 5 beyond 3 passages: missing ranks count as non-relevant, P@5 = 2/5.
+    assert!((num("precision@5") - 0.4).abs() < 1e-12);
+    assert_eq!(get("error"), "");
+}
+
+#[test]
+fn skip_short_lists_leaves_k_beyond_the_list_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "one.jsonl", ONE_RECORD.as_bytes());
+    let o = ragjudge(&["score", "--input", &input, "--metrics", "retrieval", "--skip-short-lists", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let metrics = v["systems"][0]["metrics"].as_array().unwrap();
+    let p5 = metrics.iter().find(|m| m["metric"] == "precision@5").unwrap();
+    assert_eq!(p5["n"], 0);
+    assert!(p5["mean"].is_null());
+}
+
+#[test]
+fn score_runs_on_the_bundled_example() {
+    let root = repo_root();
+    let runs: Vec<String> = ["oracle", "partial", "abstain", "wrong"]
+        .iter()
+        .map(|s| root.join(format!("examples/runs/{s}.jsonl")).display().to_string())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("scores.jsonl");
+    let mut args = vec!["score", "--input"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(["--output", out.to_str().unwrap(), "--json"]);
+    let o = ragjudge(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let systems = v["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 4);
+    let mean = |system: &str, metric: &str| -> f64 {
+        let s = systems.iter().find(|s| s["system"] == system).unwrap();
+        let m = s["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == metric).unwrap();
+        m["mean"].as_f64().unwrap()
+    };
+    // The oracle system is written to be fully correct and well retrieved; `wrong` is neither.
+    assert!(mean("oracle", "rouge1_f") > mean("wrong", "rouge1_f"));
+    assert!(mean("oracle", "ciu") > mean("wrong", "ciu"));
+    assert!(mean("oracle", "mrr") > mean("wrong", "mrr"));
+    // Per-record JSONL keeps CIU's evidence.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), v["records"].as_u64().unwrap() as usize);
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert!(first["detail"]["ciu"]["matches"].is_array(), "{first}");
+}
+
+#[test]
+fn bad_inputs_give_one_line_errors_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"id":"a","query":"q","answer":"x","reference":"x"}"#;
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.jsonl", vec![], "empty.jsonl: no records"),
+        ("truncated.jsonl", format!("{good}\n{{\"id\":\"b\",\"query\":\"x").into_bytes(), "truncated.jsonl:2: invalid JSON"),
+        ("noquery.jsonl", br#"{"id":"a","answer":"x"}"#.to_vec(), "noquery.jsonl:1: field `query`: missing"),
+        ("types.jsonl", br#"{"id":"a","query":5,"answer":"x"}"#.to_vec(), "types.jsonl:1: field `query`"),
+        ("ctxtype.jsonl", br#"{"id":"a","query":"q","answer":"x","contexts":"x"}"#.to_vec(), "ctxtype.jsonl:1: field `contexts`"),
+        ("utf8.jsonl", b"{\"id\":\"a\",\"query\":\"\xff\xfe\",\"answer\":\"x\"}\n".to_vec(), "utf8.jsonl:1: invalid UTF-8"),
+        ("missing.csv", b"id,query\n1,x\n".to_vec(), "missing.csv: missing column `answer`"),
+    ];
+    for (name, bytes, want) in cases {
+        let path = write(dir.path(), name, &bytes);
+        let o = ragjudge(&["score", "--input", &path]);
+        assert_one_line_error(&o, want);
+    }
+}
+
+#[test]
+fn a_huge_line_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut line = br#"{"id":"a","query":""#.to_vec();
+    line.resize(line.len() + (3 << 20), b'x');
+    line.extend_from_slice(b"\",\"answer\":\"x\"}\n");
+    let path = write(dir.path(), "huge.jsonl", &line);
+    let o = ragjudge(&["score", "--input", &path, "--max-line-mib", "1"]);
+    assert_one_line_error(&o, "huge.jsonl:1: line is longer than");
+}
+
+#[test]
+fn skip_invalid_scores_good_records_and_counts_bad_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = concat!(
+        r#"{"id":"a","query":"q","answer":"x y","reference":"x y"}"#, "\n",
+        r#"{"id":"b","query":"q"#, "\n",
+        r#"{"id":"c","answer":"x"}"#, "\n",
+        r#"{"id":"d","query":5,"answer":"x"}"#, "\n",
+        r#"{"id":"e","query":"q","answer":"z","reference":"x y"}"#, "\n",
+    );
+    let path = write(dir.path(), "mixed.jsonl", text.as_bytes());
+    let o = ragjudge(&["score", "--input", &path, "--metrics", "lexical", "--skip-invalid", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["records"], 2);
+    assert_eq!(v["skipped"], 3);
+    let err = stderr(&o);
+    assert!(err.contains("mixed.jsonl:2:") && err.contains("mixed.jsonl:3:") && err.contains("mixed.jsonl:4:"), "{err}");
+    // exact match over the two good records: (1 + 0) / 2.
+    let em = v["systems"][0]["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "exact_match").unwrap();
+    assert_eq!(em["mean"], 0.5);
+}
+
+#[test]
+fn unknown_metric_is_refused() {
+    let root = repo_root();
+    let input = root.join("examples/runs/oracle.jsonl");
+    let o = ragjudge(&["score", "--input", input.to_str().unwrap(), "--metrics", "lexical,nope"]);
+    assert_one_line_error(&o, "unknown metric `nope`");
+}
+
+#[test]
+fn correlate_matches_scipy_on_a_small_table() {
+    // scipy 1.17.1: pearsonr -> (0.8, 0.10408803866182782); spearmanr -> (0.8, 0.104088...);
+    // kendalltau -> (0.6, 0.23333333333333334) (exact: 2 * 14/120).
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "xy.csv", b"x,y,note\n1,2,a\n2,1,b\n3,4,c\n4,3,d\n5,5,e\n6,,f\n");
+    let o = ragjudge(&["correlate", &path, "--x", "x", "--y", "y", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["n"], 5);
+    assert_eq!(v["missing"], 1);
+    let close = |a: &Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-9;
+    assert!(close(&v["pearson"]["coefficient"], 0.8));
+    assert!(close(&v["pearson"]["p_value"], 0.10408803866182782));
+    assert!(close(&v["spearman"]["coefficient"], 0.8));
+    assert!(close(&v["kendall_tau_b"]["coefficient"], 0.6));
+    assert!(close(&v["kendall_tau_b"]["p_value"], 0.23333333333333334));
+}
+
+#[test]
+fn correlate_reads_nested_jsonl_paths_and_names_bad_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = "{\"a\":{\"b\":1},\"y\":2}\n{\"a\":{\"b\":2},\"y\":1}\n{\"a\":{\"b\":3},\"y\":4}\n{\"a\":{\"b\":4},\"y\":3}\n";
+    let path = write(dir.path(), "xy.jsonl", rows.as_bytes());
+    let o = ragjudge(&["correlate", &path, "--x", "a.b", "--y", "y", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // dx = (-1.5, -0.5, 0.5, 1.5), dy = (-0.5, -1.5, 1.5, 0.5): r = (0.75 + 0.75 + 0.75 + 0.75) / 5 = 0.6.
+    assert!((v["pearson"]["coefficient"].as_f64().unwrap() - 0.6).abs() < 1e-12);
+    let bad = write(dir.path(), "bad.csv", b"x,y\n1,2\n2,oops\n");
+    let o = ragjudge(&["correlate", &bad, "--x", "x", "--y", "y"]);
+    assert_one_line_error(&o, "bad.csv:3: field `y`: not a number");
+}

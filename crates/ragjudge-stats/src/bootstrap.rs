@@ -1,0 +1,404 @@
+//! Seeded percentile bootstrap and the streaming Poisson bootstrap of a mean.
+//!
+//! The classic bootstrap (Efron & Tibshirani 1993, ch. 13) draws `n` indices with
+//! replacement per resample and reports the `(1 - level) / 2` and `(1 + level) / 2`
+//! percentiles (numpy's linear method) of the resampled statistic. The Poisson bootstrap
+//! (Oza & Russell 2001; Chamandy, Muralidharan, Najmi & Naidu 2012) replaces the
+//! multinomial resample counts by independent Poisson(1) weights, so each value can be
+//! folded into B replicates as it arrives, in O(B) memory whatever the number of values.
+//!
+//! All randomness comes from [`ChaCha8Rng`] seeded with a `u64`, so results are
+//! reproducible across runs and platforms.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::describe::quantile_sorted;
+use crate::error::{check_level, StatsError};
+
+/// Default number of bootstrap replicates.
+pub const DEFAULT_REPLICATES: usize = 1000;
+
+/// A point estimate with a two-sided confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Ci {
+    /// The statistic on the full data.
+    pub estimate: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+    /// Confidence level, e.g. 0.95.
+    pub level: f64,
+}
+
+/// Percentile interval of replicate statistics; non-finite replicates are dropped.
+fn percentile_ci(mut stats: Vec<f64>, estimate: f64, level: f64) -> Result<Ci, StatsError> {
+    stats.retain(|v| v.is_finite());
+    if stats.is_empty() {
+        return Err(StatsError::Undefined);
+    }
+    stats.sort_by(f64::total_cmp);
+    let alpha = (1.0 - level) / 2.0;
+    let low = quantile_sorted(&stats, alpha).ok_or(StatsError::Undefined)?;
+    let high = quantile_sorted(&stats, 1.0 - alpha).ok_or(StatsError::Undefined)?;
+    Ok(Ci {
+        estimate,
+        low,
+        high,
+        level,
+    })
+}
+
+/// Percentile bootstrap CI of `statistic` over `values`.
+///
+/// Draws `n_resamples` resamples of size n with replacement from a [`ChaCha8Rng`]
+/// seeded with `seed`. Resamples on which the statistic is not finite (NaN for a
+/// constant resample, say) are left out of the percentiles.
+///
+/// # Errors
+/// [`StatsError::Empty`], [`StatsError::InvalidLevel`], [`StatsError::ZeroResamples`],
+/// and [`StatsError::Undefined`] when the statistic is not finite on `values` or on
+/// every resample.
+pub fn bootstrap_ci(
+    values: &[f64],
+    statistic: impl Fn(&[f64]) -> f64,
+    n_resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Result<Ci, StatsError> {
+    check_level(level)?;
+    if values.is_empty() {
+        return Err(StatsError::Empty);
+    }
+    if n_resamples == 0 {
+        return Err(StatsError::ZeroResamples);
+    }
+    let estimate = statistic(values);
+    if !estimate.is_finite() {
+        return Err(StatsError::Undefined);
+    }
+    let n = values.len();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut buf = vec![0.0; n];
+    let stats = (0..n_resamples)
+        .map(|_| {
+            for slot in buf.iter_mut() {
+                *slot = values[rng.gen_range(0..n)];
+            }
+            statistic(&buf)
+        })
+        .collect();
+    percentile_ci(stats, estimate, level)
+}
+
+/// Paired percentile bootstrap CI of `statistic(x, y)`: pairs `(x[i], y[i])` are
+/// resampled together, as needed for correlations.
+///
+/// # Errors
+/// As [`bootstrap_ci`], plus [`StatsError::LengthMismatch`].
+pub fn bootstrap_ci_paired(
+    x: &[f64],
+    y: &[f64],
+    statistic: impl Fn(&[f64], &[f64]) -> f64,
+    n_resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Result<Ci, StatsError> {
+    check_level(level)?;
+    if x.len() != y.len() {
+        return Err(StatsError::LengthMismatch {
+            left: x.len(),
+            right: y.len(),
+        });
+    }
+    if x.is_empty() {
+        return Err(StatsError::Empty);
+    }
+    if n_resamples == 0 {
+        return Err(StatsError::ZeroResamples);
+    }
+    let estimate = statistic(x, y);
+    if !estimate.is_finite() {
+        return Err(StatsError::Undefined);
+    }
+    let n = x.len();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut bx, mut by) = (vec![0.0; n], vec![0.0; n]);
+    let stats = (0..n_resamples)
+        .map(|_| {
+            for (sx, sy) in bx.iter_mut().zip(by.iter_mut()) {
+                let i = rng.gen_range(0..n);
+                *sx = x[i];
+                *sy = y[i];
+            }
+            statistic(&bx, &by)
+        })
+        .collect();
+    percentile_ci(stats, estimate, level)
+}
+
+/// Number of entries in the Poisson(1) inverse-CDF table; weights range over `0..=16`.
+const TABLE_LEN: usize = 16;
+
+/// Thresholds for inverse-CDF sampling of Poisson(1) from a uniform `u32`.
+///
+/// Entry `k` is `round(P(X <= k) * 2^32) - 1`, so the weight of `u` is the number of
+/// entries strictly below `u`. The upper tail `P(X > k)` is summed directly (not as
+/// `1 - cdf`) to keep it accurate; entries whose cumulative probability rounds to 1
+/// become `u32::MAX`, which no `u` exceeds, so the neglected tail mass is below `2^-33`.
+fn poisson1_table() -> [u32; TABLE_LEN] {
+    const TWO32: f64 = 4_294_967_296.0;
+    const TERMS: usize = 40;
+    let mut pmf = [0.0f64; TERMS];
+    pmf[0] = (-1.0f64).exp();
+    for j in 1..TERMS {
+        pmf[j] = pmf[j - 1] / j as f64;
+    }
+    let mut table = [u32::MAX; TABLE_LEN];
+    for (k, slot) in table.iter_mut().enumerate() {
+        let tail: f64 = pmf[k + 1..].iter().rev().sum();
+        let scaled = TWO32 - (tail * TWO32).round();
+        if scaled < TWO32 {
+            *slot = (scaled as u64 - 1) as u32;
+        }
+    }
+    table
+}
+
+/// A seeded source of Poisson(1) bootstrap weights, one per replicate.
+///
+/// Draw once per record and pass the same slice to several
+/// [`PoissonBootstrapMean::push_weighted`] accumulators (one per metric) so that all
+/// metrics of a record share its resampling weights, as a joint resample would.
+#[derive(Debug, Clone)]
+pub struct PoissonWeights {
+    rng: ChaCha8Rng,
+    table: [u32; TABLE_LEN],
+    uniforms: Vec<u32>,
+    weights: Vec<u8>,
+}
+
+impl PoissonWeights {
+    /// A weight source for `n_replicates` replicates, seeded with `seed`.
+    ///
+    /// # Panics
+    /// If `n_replicates` is zero.
+    pub fn new(n_replicates: usize, seed: u64) -> Self {
+        assert!(n_replicates > 0, "n_replicates must be at least 1");
+        Self {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            table: poisson1_table(),
+            uniforms: vec![0; n_replicates],
+            weights: vec![0; n_replicates],
+        }
+    }
+
+    /// Number of replicates (the length of each drawn slice).
+    pub fn n_replicates(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// Draws one independent Poisson(1) weight per replicate, by inverse CDF from one
+    /// uniform `u32` each.
+    pub fn draw(&mut self) -> &[u8] {
+        self.rng.fill(&mut self.uniforms[..]);
+        let table = &self.table;
+        for (w, &u) in self.weights.iter_mut().zip(&self.uniforms) {
+            let mut k = 0u8;
+            for &t in table {
+                k += u8::from(u > t);
+            }
+            *w = k;
+        }
+        &self.weights
+    }
+}
+
+/// Streaming Poisson-bootstrap confidence interval for a mean.
+///
+/// Keeps, per replicate `b`, the weighted sum `sum_i w_ib x_i` and total weight
+/// `sum_i w_ib`, with `w_ib ~ Poisson(1)` independent (Chamandy et al. 2012, sec. 3);
+/// replicate `b` estimates the mean as their ratio. Memory is O(B) whatever the number
+/// of values.
+#[derive(Debug, Clone)]
+pub struct PoissonBootstrapMean {
+    sums: Vec<f64>,
+    totals: Vec<u64>,
+    count: u64,
+    sum: f64,
+    weights: PoissonWeights,
+}
+
+impl PoissonBootstrapMean {
+    /// An accumulator with `n_replicates` replicates whose [`push`](Self::push) draws
+    /// weights from its own generator seeded with `seed`.
+    ///
+    /// # Panics
+    /// If `n_replicates` is zero.
+    pub fn new(n_replicates: usize, seed: u64) -> Self {
+        Self {
+            sums: vec![0.0; n_replicates],
+            totals: vec![0; n_replicates],
+            count: 0,
+            sum: 0.0,
+            weights: PoissonWeights::new(n_replicates, seed),
+        }
+    }
+
+    /// An accumulator with [`DEFAULT_REPLICATES`] replicates.
+    pub fn with_seed(seed: u64) -> Self {
+        Self::new(DEFAULT_REPLICATES, seed)
+    }
+
+    /// Number of replicates.
+    pub fn n_replicates(&self) -> usize {
+        self.sums.len()
+    }
+
+    /// Adds `x` with freshly drawn weights. Non-finite values are ignored.
+    pub fn push(&mut self, x: f64) {
+        if !x.is_finite() {
+            return;
+        }
+        let weights = self.weights.draw();
+        Self::accumulate(&mut self.sums, &mut self.totals, x, weights);
+        self.count += 1;
+        self.sum += x;
+    }
+
+    /// Adds `x` with caller-supplied weights, typically from a shared
+    /// [`PoissonWeights::draw`]. Non-finite values are ignored.
+    ///
+    /// # Panics
+    /// If `weights.len()` differs from [`n_replicates`](Self::n_replicates).
+    pub fn push_weighted(&mut self, x: f64, weights: &[u8]) {
+        assert_eq!(
+            weights.len(),
+            self.sums.len(),
+            "weights must have one entry per replicate"
+        );
+        if !x.is_finite() {
+            return;
+        }
+        Self::accumulate(&mut self.sums, &mut self.totals, x, weights);
+        self.count += 1;
+        self.sum += x;
+    }
+
+    fn accumulate(sums: &mut [f64], totals: &mut [u64], x: f64, weights: &[u8]) {
+        for ((s, t), &w) in sums.iter_mut().zip(totals.iter_mut()).zip(weights) {
+            *s += f64::from(w) * x;
+            *t += u64::from(w);
+        }
+    }
+
+    /// Number of values added.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Plain mean of the values added; `None` when empty.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum / self.count as f64)
+    }
+
+    /// Percentile CI of the replicate means at `level`; replicates with zero total weight
+    /// are skipped. `None` when empty, when `level` is outside (0, 1), or when every
+    /// replicate has zero weight.
+    pub fn ci(&self, level: f64) -> Option<Ci> {
+        check_level(level).ok()?;
+        let estimate = self.mean()?;
+        let means: Vec<f64> = self
+            .sums
+            .iter()
+            .zip(&self.totals)
+            .filter(|(_, &t)| t > 0)
+            .map(|(&s, &t)| s / t as f64)
+            .collect();
+        percentile_ci(means, estimate, level).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::describe;
+
+    #[test]
+    fn poisson_table_probabilities() {
+        let t = poisson1_table();
+        let two32 = 4_294_967_296.0;
+        // P(X = 0) = e^-1 and P(X <= 1) = 2 e^-1, to within one part in 2^32.
+        assert!(((t[0] as f64 + 1.0) / two32 - (-1.0f64).exp()).abs() < 1e-9);
+        assert!(((t[1] as f64 + 1.0) / two32 - 2.0 * (-1.0f64).exp()).abs() < 1e-9);
+        assert!(t.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(t[TABLE_LEN - 1], u32::MAX);
+    }
+
+    #[test]
+    fn poisson_weights_have_unit_mean_and_variance() {
+        let mut pw = PoissonWeights::new(1000, 7);
+        let mut s = describe::Summary::new();
+        for _ in 0..200 {
+            for &w in pw.draw() {
+                s.push(f64::from(w));
+            }
+        }
+        // 200k draws: standard error of the mean is about 0.0022.
+        assert!((s.mean().unwrap() - 1.0).abs() < 0.01);
+        assert!((s.variance().unwrap() - 1.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn bootstrap_is_deterministic_and_covers_mean() {
+        let xs: Vec<f64> = (0..100).map(|i| ((i * 7919) % 100) as f64 / 10.0).collect();
+        let mean = |v: &[f64]| describe::mean(v).unwrap_or(f64::NAN);
+        let a = bootstrap_ci(&xs, mean, 500, 0.95, 42).unwrap();
+        let b = bootstrap_ci(&xs, mean, 500, 0.95, 42).unwrap();
+        assert_eq!(a, b);
+        assert!(a.low < a.estimate && a.estimate < a.high);
+        let c = bootstrap_ci(&xs, mean, 500, 0.95, 43).unwrap();
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn bootstrap_errors() {
+        let mean = |v: &[f64]| describe::mean(v).unwrap_or(f64::NAN);
+        assert_eq!(bootstrap_ci(&[], mean, 10, 0.95, 1), Err(StatsError::Empty));
+        assert_eq!(
+            bootstrap_ci(&[1.0], mean, 10, 1.0, 1),
+            Err(StatsError::InvalidLevel(1.0))
+        );
+        assert_eq!(
+            bootstrap_ci(&[1.0], mean, 0, 0.9, 1),
+            Err(StatsError::ZeroResamples)
+        );
+        let r = bootstrap_ci_paired(&[1.0], &[1.0, 2.0], |_, _| 0.0, 10, 0.9, 1);
+        assert!(matches!(r, Err(StatsError::LengthMismatch { .. })));
+    }
+
+    #[test]
+    fn poisson_mean_empty_and_shared_weights() {
+        let m = PoissonBootstrapMean::new(100, 1);
+        assert!(m.ci(0.95).is_none());
+
+        // Two metrics fed from one weight draw per record see identical resamples:
+        // for y = 2x + 1 every replicate mean of y is 2 * (replicate mean of x) + 1.
+        let mut w = PoissonWeights::new(100, 9);
+        let (mut mx, mut my) = (
+            PoissonBootstrapMean::new(100, 0),
+            PoissonBootstrapMean::new(100, 0),
+        );
+        for i in 0..50 {
+            let x = (i % 7) as f64;
+            let weights = w.draw();
+            mx.push_weighted(x, weights);
+            my.push_weighted(2.0 * x + 1.0, weights);
+        }
+        let (cx, cy) = (mx.ci(0.9).unwrap(), my.ci(0.9).unwrap());
+        assert!((cy.low - (2.0 * cx.low + 1.0)).abs() < 1e-12);
+        assert!((cy.high - (2.0 * cx.high + 1.0)).abs() < 1e-12);
+    }
+}

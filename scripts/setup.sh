@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what ragjudge needs on a fresh Debian machine with a Rust toolchain. Idempotent.
+set -euo pipefail
+
+need_apt=()
+for pkg in pkg-config; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq "${need_apt[@]}"
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
+export RAGJUDGE_HOME="${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}"
+mkdir -p "$RAGJUDGE_HOME"
