@@ -102,9 +102,9 @@ def compare(pairs_path, py_path, py_time, rs_path, rs_time):
     tp = json.load(open(py_time))["seconds"]
     tr = json.load(open(rs_time))["seconds"]
     print(f"pairs: {n} (single thread, scoring loop only: rouge1/2/L F, sentence BLEU, chrF)")
-    print(f"{'implementation':<26}{'seconds':>10}{'pairs/s':>14}")
-    print(f"{'python (rouge-score+sacrebleu)':<26}{tp:>10.3f}{n / tp:>14.0f}")
-    print(f"{'ragjudge (rust)':<26}{tr:>10.3f}{n / tr:>14.0f}")
+    print(f"{'implementation':<32}{'seconds':>10}{'pairs/s':>14}")
+    print(f"{'python (rouge-score+sacrebleu)':<32}{tp:>10.3f}{n / tp:>14.0f}")
+    print(f"{'ragjudge (rust)':<32}{tr:>10.3f}{n / tr:>14.0f}")
     print(f"speed-up ragjudge/python: {tp / tr:.1f}x")
     print(f"{'metric':<10}{'max |diff|':>14}{'pairs differing > 1e-9':>26}")
     worst = 0.0

@@ -96,9 +96,15 @@ pub struct CorrelateArgs {
     /// First column (a CSV header, or a dotted JSON path such as `detail.ciu.value`).
     #[arg(long)]
     pub x: String,
-    /// Second column.
+    /// Second column (read from `--with` when given).
     #[arg(long)]
     pub y: String,
+    /// A second CSV or JSONL file holding `--y` (e.g. human ratings), joined on `--on`.
+    #[arg(long, value_name = "FILE")]
+    pub with: Option<PathBuf>,
+    /// Join keys for `--with`, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "id,system")]
+    pub on: Vec<String>,
     /// Confidence level of the intervals.
     #[arg(long, default_value_t = 0.95)]
     pub level: f64,

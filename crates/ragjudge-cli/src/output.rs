@@ -23,7 +23,7 @@ pub struct Row<'a> {
 }
 
 enum Sink {
-    Csv(csv::Writer<BufWriter<File>>),
+    Csv(Box<csv::Writer<BufWriter<File>>>),
     Jsonl(BufWriter<File>),
 }
 
@@ -39,6 +39,9 @@ impl RowWriter {
     pub fn create(path: &Path, columns: &[String]) -> Result<Self> {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         let name = path.display().to_string();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create directory", dir.display()))?;
+        }
         let file = File::create(path).with_context(|| format!("{name}: cannot create"))?;
         let buf = BufWriter::with_capacity(1 << 16, file);
         let sink = match ext.as_str() {
@@ -48,7 +51,7 @@ impl RowWriter {
                 header.extend(columns.iter().map(String::as_str));
                 header.push("error");
                 w.write_record(&header).with_context(|| format!("{name}: write failed"))?;
-                Sink::Csv(w)
+                Sink::Csv(Box::new(w))
             }
             "jsonl" | "json" | "ndjson" => Sink::Jsonl(buf),
             _ => bail!("{name}: unknown output format (use .csv or .jsonl)"),

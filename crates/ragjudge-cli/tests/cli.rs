@@ -208,5 +208,20 @@ fn correlate_reads_nested_jsonl_paths_and_names_bad_cells() {
     assert!((v["pearson"]["coefficient"].as_f64().unwrap() - 0.6).abs() < 1e-12);
     let bad = write(dir.path(), "bad.csv", b"x,y\n1,2\n2,oops\n");
     let o = ragjudge(&["correlate", &bad, "--x", "x", "--y", "y"]);
-    assert_one_line_error(&o, "bad.csv:3: field `y`: not a number");
+    assert_one_line_error(&o, "bad.csv:3: field `y`: not a finite number: oops");
+}
+
+#[test]
+fn correlate_joins_a_second_file_on_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let scores = write(dir.path(), "scores.csv", b"id,system,m\nq1,a,1\nq2,a,2\nq3,a,3\nq4,a,4\nq1,b,9\n");
+    // Rows in another order; q1/b has no rating, so n = 4 of 5 rows.
+    let ratings = write(dir.path(), "ratings.csv", b"id,system,h\nq4,a,3\nq3,a,4\nq2,a,1\nq1,a,2\n");
+    let o = ragjudge(&["correlate", &scores, "--x", "m", "--with", &ratings, "--y", "h", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["n"], 4);
+    assert_eq!(v["missing"], 1);
+    // m = 1..4 against h = 2, 1, 4, 3: r = 0.6 as in the JSONL test above.
+    assert!((v["pearson"]["coefficient"].as_f64().unwrap() - 0.6).abs() < 1e-12);
 }

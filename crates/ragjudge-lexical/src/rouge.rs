@@ -156,7 +156,7 @@ pub fn lcs_len(a: &[u32], b: &[u32]) -> usize {
         return 0;
     }
     if short.len() <= 64 {
-        // Match masks per distinct symbol of `short`, looked up by a linear-probe-free small map.
+        // Match masks: bit i of masks[s] is set when short[i] == s.
         let mut masks: FxHashMap<u32, u64> = FxHashMap::default();
         for (i, &s) in short.iter().enumerate() {
             *masks.entry(s).or_insert(0) |= 1u64 << i;

@@ -115,16 +115,14 @@ fn score_batch(
         let mut detail = Map::new();
         let mut errors: Vec<String> = Vec::new();
         for ((m, out), &width) in metrics.iter().zip(&outputs).zip(&widths) {
-            match &out[r] {
-                Ok(o) if o.values.len() != width => {
-                    values.extend(std::iter::repeat(None).take(width));
-                    errors.push(format!("{}: {} values for {width} columns", m.name(), o.values.len()));
-                }
-                Ok(o) if o.values.iter().flatten().any(|x| !x.is_finite()) => {
-                    // Never pass a NaN or infinity on silently: the record counts as failed.
-                    values.extend(std::iter::repeat(None).take(width));
-                    errors.push(format!("{}: non-finite value", m.name()));
-                }
+            let checked = match &out[r] {
+                Ok(o) if o.values.len() != width => Err(format!("{} values for {width} columns", o.values.len())),
+                // Never pass a NaN or infinity on silently: the record counts as failed.
+                Ok(o) if o.values.iter().flatten().any(|x| !x.is_finite()) => Err("non-finite value".to_string()),
+                Ok(o) => Ok(o),
+                Err(e) => Err(e.clone()),
+            };
+            match checked {
                 Ok(o) => {
                     values.extend_from_slice(&o.values);
                     if let Some(d) = &o.detail {
@@ -132,7 +130,7 @@ fn score_batch(
                     }
                 }
                 Err(e) => {
-                    values.extend(std::iter::repeat(None).take(width));
+                    values.extend(std::iter::repeat_n(None, width));
                     errors.push(format!("{}: {e}", m.name()));
                 }
             }
@@ -143,4 +141,46 @@ fn score_batch(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fails on record `bad`, returns NaN on `nan`, 1.0 otherwise.
+    struct Flaky;
+
+    impl Metric for Flaky {
+        fn name(&self) -> &str {
+            "flaky"
+        }
+        fn columns(&self) -> Vec<String> {
+            vec!["flaky".into()]
+        }
+        fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+            match record.id.as_str() {
+                "bad" => Err("model call failed".into()),
+                "nan" => Ok(MetricOutput { values: vec![Some(f64::NAN)], detail: None }),
+                _ => Ok(MetricOutput { values: vec![Some(1.0)], detail: None }),
+            }
+        }
+    }
+
+    #[test]
+    fn failures_and_non_finite_values_are_counted_not_averaged() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let metrics: Vec<Box<dyn Metric>> = vec![Box::new(Flaky)];
+        let records: Vec<Record> = ["ok1", "bad", "nan", "ok2"]
+            .iter()
+            .map(|id| Record { id: id.to_string(), system: "s".into(), ..Record::default() })
+            .collect();
+        let mut summary = Summarizer::new(vec!["flaky".into()], 10, 0);
+        score_batch(&pool, &metrics, &records, None, &mut summary).unwrap();
+        let report = summary.report(0.95);
+        assert_eq!(report.records, 4);
+        assert_eq!(report.failed, 2);
+        let col = &report.systems[0].metrics[0];
+        assert_eq!(col.n, 2);
+        assert_eq!(col.mean, Some(1.0));
+    }
 }
