@@ -14,6 +14,7 @@
 //! Scores are kept on sacrebleu's 0-100 scale in [`BleuScore::score`]; [`BleuScore::bleu_unit`]
 //! gives the same value on the 0-1 scale, which is what ragjudge reports in its `bleu` column.
 
+use crate::corpus::{Corpus, SegmentStats};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -310,7 +311,7 @@ pub struct BleuStats {
     pub total: [u64; MAX_NGRAM_ORDER],
 }
 
-impl BleuStats {
+impl SegmentStats for BleuStats {
     fn add(&mut self, o: &BleuStats) {
         self.sys_len += o.sys_len;
         self.ref_len += o.ref_len;
@@ -443,53 +444,17 @@ pub fn sentence_bleu(hypothesis: &str, references: &[&str]) -> BleuScore {
 
 /// Streaming corpus BLEU as `sacrebleu.corpus_bleu` (smoothing `exp`, `use_effective_order=False`,
 /// tokenizer `13a`): keeps only summed n-gram statistics, so memory does not grow with the corpus.
-#[derive(Debug, Clone, Default)]
-pub struct CorpusBleu {
-    stats: BleuStats,
-    segments: u64,
-}
+pub type CorpusBleu = Corpus<BleuStats>;
 
-impl CorpusBleu {
-    /// An empty accumulator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
+impl Corpus<BleuStats> {
     /// Adds one hypothesis with its references.
     pub fn add(&mut self, hypothesis: &str, references: &[&str]) {
         self.add_stats(&segment_stats(hypothesis, references));
     }
 
-    /// Adds precomputed segment statistics (for example from another accumulator or thread).
-    pub fn add_stats(&mut self, stats: &BleuStats) {
-        self.stats.add(stats);
-        self.segments += 1;
-    }
-
-    /// Merges another accumulator into this one.
-    pub fn merge(&mut self, other: &CorpusBleu) {
-        self.stats.add(&other.stats);
-        self.segments += other.segments;
-    }
-
-    /// Number of segments added.
-    pub fn len(&self) -> u64 {
-        self.segments
-    }
-
-    /// Whether no segment was added.
-    pub fn is_empty(&self) -> bool {
-        self.segments == 0
-    }
-
-    /// The summed statistics.
-    pub fn stats(&self) -> &BleuStats {
-        &self.stats
-    }
-
     /// Corpus BLEU over everything added so far.
     pub fn score(&self) -> BleuScore {
-        compute_bleu(&self.stats, false)
+        compute_bleu(self.stats(), false)
     }
 }
 

@@ -9,6 +9,7 @@
 //! (first on ties). Scores are on the 0-100 scale in [`ChrfScore::score`]; [`ChrfScore::unit`]
 //! gives 0-1.
 
+use crate::corpus::{Corpus, SegmentStats};
 use crate::bleu::{is_py_space, FxHashMap};
 
 /// Character n-gram order (sacrebleu's `CHRF.CHAR_ORDER`).
@@ -23,7 +24,7 @@ pub struct ChrfStats {
     pub orders: [[u64; 3]; CHAR_ORDER],
 }
 
-impl ChrfStats {
+impl SegmentStats for ChrfStats {
     fn add(&mut self, o: &ChrfStats) {
         for (a, b) in self.orders.iter_mut().zip(o.orders.iter()) {
             for k in 0..3 {
@@ -31,7 +32,9 @@ impl ChrfStats {
             }
         }
     }
+}
 
+impl ChrfStats {
     /// `CHRF._compute_f_score` with `eps_smoothing=False`, on the 0-100 scale.
     pub fn f_score(&self) -> f64 {
         const EPS: f64 = 1e-16;
@@ -210,50 +213,19 @@ pub fn sentence_chrf(hypothesis: &str, references: &[&str]) -> ChrfScore {
 }
 
 /// Streaming corpus chrF as `sacrebleu.corpus_chrf`: sums segment statistics, constant memory.
-#[derive(Debug, Clone, Default)]
-pub struct CorpusChrf {
-    stats: ChrfStats,
-    segments: u64,
-}
+pub type CorpusChrf = Corpus<ChrfStats>;
 
-impl CorpusChrf {
-    /// An empty accumulator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
+impl Corpus<ChrfStats> {
     /// Adds one hypothesis with its references.
     pub fn add(&mut self, hypothesis: &str, references: &[&str]) {
         self.add_stats(&segment_stats(hypothesis, references));
     }
 
-    /// Adds precomputed segment statistics.
-    pub fn add_stats(&mut self, stats: &ChrfStats) {
-        self.stats.add(stats);
-        self.segments += 1;
-    }
-
-    /// Merges another accumulator into this one.
-    pub fn merge(&mut self, other: &CorpusChrf) {
-        self.stats.add(&other.stats);
-        self.segments += other.segments;
-    }
-
-    /// Number of segments added.
-    pub fn len(&self) -> u64 {
-        self.segments
-    }
-
-    /// Whether no segment was added.
-    pub fn is_empty(&self) -> bool {
-        self.segments == 0
-    }
-
     /// Corpus chrF over everything added so far.
     pub fn score(&self) -> ChrfScore {
         ChrfScore {
-            score: self.stats.f_score(),
-            stats: self.stats,
+            score: self.stats().f_score(),
+            stats: *self.stats(),
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod answer_overlap;
 pub mod bleu;
 pub mod chrf;
+pub mod corpus;
 pub mod ciu;
 pub mod porter;
 pub mod rake;
