@@ -107,10 +107,19 @@ impl Summarizer {
             Some(&i) => i,
             None => {
                 let columns = (0..self.columns.len())
-                    .map(|_| Column { moments: Summary::new(), boot: PoissonBootstrapMean::new(self.replicates, 0) })
+                    .map(|_| Column {
+                        moments: Summary::new(),
+                        boot: PoissonBootstrapMean::new(self.replicates, 0),
+                    })
                     .collect();
-                self.systems.push(SystemStats { name: system.to_string(), records: 0, failed: 0, columns });
-                self.index.insert(system.to_string(), self.systems.len() - 1);
+                self.systems.push(SystemStats {
+                    name: system.to_string(),
+                    records: 0,
+                    failed: 0,
+                    columns,
+                });
+                self.index
+                    .insert(system.to_string(), self.systems.len() - 1);
                 self.systems.len() - 1
             }
         };
@@ -186,7 +195,10 @@ pub fn render_table(report: &SummaryReport) -> String {
         rows.push(row);
     }
     for (label, get) in [
-        ("records scored", (|s: &SystemReport| s.records) as fn(&SystemReport) -> u64),
+        (
+            "records scored",
+            (|s: &SystemReport| s.records) as fn(&SystemReport) -> u64,
+        ),
         ("metric failures", |s: &SystemReport| s.failed),
     ] {
         let mut row = vec![label.to_string()];
@@ -202,7 +214,13 @@ pub fn render_table(report: &SummaryReport) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (cell, w))| if c == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .map(|(c, (cell, w))| {
+                if c == 0 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');

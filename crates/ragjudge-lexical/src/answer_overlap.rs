@@ -12,8 +12,19 @@ use ragjudge_core::{Metric, MetricOutput, Record};
 
 /// Column names, in output order.
 pub const COLUMNS: [&str; 13] = [
-    "rouge1_p", "rouge1_r", "rouge1_f", "rouge2_p", "rouge2_r", "rouge2_f", "rougeL_p", "rougeL_r", "rougeL_f",
-    "bleu", "chrf", "token_f1", "exact_match",
+    "rouge1_p",
+    "rouge1_r",
+    "rouge1_f",
+    "rouge2_p",
+    "rouge2_r",
+    "rouge2_f",
+    "rougeL_p",
+    "rougeL_r",
+    "rougeL_f",
+    "bleu",
+    "chrf",
+    "token_f1",
+    "exact_match",
 ];
 
 /// Answer-vs-reference overlap metrics.
@@ -26,7 +37,9 @@ pub struct LexicalMetric {
 impl LexicalMetric {
     /// The metric, with the Porter stemmer for ROUGE when `use_stemmer`.
     pub fn new(use_stemmer: bool) -> Self {
-        Self { rouge: RougeScorer::new(use_stemmer) }
+        Self {
+            rouge: RougeScorer::new(use_stemmer),
+        }
     }
 
     /// The 13 values for one answer and one reference, in [`COLUMNS`] order.
@@ -68,7 +81,10 @@ impl Metric for LexicalMetric {
             Some(reference) => self.values(&record.answer, reference).map(Some).to_vec(),
             None => vec![None; COLUMNS.len()],
         };
-        Ok(MetricOutput { values, detail: None })
+        Ok(MetricOutput {
+            values,
+            detail: None,
+        })
     }
 }
 
@@ -87,7 +103,12 @@ mod tests {
 
     #[test]
     fn no_reference_gives_no_values() {
-        let r = Record { id: "q".into(), query: "q".into(), answer: "a".into(), ..Record::default() };
+        let r = Record {
+            id: "q".into(),
+            query: "q".into(),
+            answer: "a".into(),
+            ..Record::default()
+        };
         let out = LexicalMetric::new(false).score(&r).unwrap();
         assert_eq!(out.values, vec![None; 13]);
     }

@@ -9,8 +9,8 @@
 //! (first on ties). Scores are on the 0-100 scale in [`ChrfScore::score`]; [`ChrfScore::unit`]
 //! gives 0-1.
 
-use crate::corpus::{Corpus, SegmentStats};
 use crate::bleu::{is_py_space, FxHashMap};
+use crate::corpus::{Corpus, SegmentStats};
 
 /// Character n-gram order (sacrebleu's `CHRF.CHAR_ORDER`).
 pub const CHAR_ORDER: usize = 6;

@@ -4,8 +4,8 @@
 pub mod answer_overlap;
 pub mod bleu;
 pub mod chrf;
-pub mod corpus;
 pub mod ciu;
+pub mod corpus;
 pub mod porter;
 pub mod rake;
 pub mod retrieval;
