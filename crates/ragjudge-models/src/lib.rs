@@ -6,10 +6,23 @@
 //! llama.cpp) and `ragjudge-openai` (any OpenAI-compatible server).
 #![deny(missing_docs)]
 
+pub mod cache;
+pub mod cached;
+pub mod embed_cache;
 pub mod error;
+pub mod home;
+pub mod manifest;
+pub mod pull;
 pub mod traits;
 
+pub use cache::{cache_key, default_cache_path, CacheStats, CallCache};
+pub use cached::{CachedJudge, DryRunJudge};
 pub use error::ModelError;
+pub use home::{models_dir, ragjudge_home};
+pub use manifest::{JoinedFile, Manifest, ModelEntry, Package, Part};
+pub use pull::{
+    ensure, list, pull, resolve, verify, ModelStatus, ModelStore, PullOptions, PullReport, ResolvedModel, VerifyReport,
+};
 pub use traits::{
     CrossEncoder, Embedder, GenParams, Generation, Judge, LabelProbs, Message, ProbSource, Prompt, TokenClassifier,
     TokenPrediction, Usage,

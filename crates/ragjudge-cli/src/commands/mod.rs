@@ -1,4 +1,7 @@
 //! One module per subcommand.
 
+pub mod ask;
 pub mod correlate;
+pub mod embed;
+pub mod models;
 pub mod score;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Embedding throughput: ragjudge-candle (release example, 2 threads) against sentence-transformers
+# (torch, 2 threads, batch 32) on the same N sentences; prints sentences/s, their ratio and the
+# minimum cosine between the two outputs.
+#
+# Usage: bench/embed/run.sh [N] [MIX]   (default 2000 mixed; MIX `short` = 6 to 20 words each)
+# Env: RAGJUDGE_MINILM_DIR (model dir; default $RAGJUDGE_HOME/models/minilm), PYTHON (a Python with
+#      sentence-transformers), CARGO_TARGET_DIR, RUSTFLAGS (e.g. "-C target-cpu=native"),
+#      PROFILE (cargo profile of the example; default release; `dev` reuses the test build, whose
+#      dependencies are optimised too).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+n="${1:-2000}"
+mix="${2:-mixed}"
+model="${RAGJUDGE_MINILM_DIR:-${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}/models/minilm}"
+python="${PYTHON:-python3}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+if [ ! -f "$model/model.safetensors" ]; then
+    echo "no MiniLM model at $model: run \`ragjudge models pull minilm\` or set RAGJUDGE_MINILM_DIR" >&2
+    exit 1
+fi
+
+"$python" "$here/bench_st.py" gen "$n" "$work/sentences.txt" "$mix"
+profile="${PROFILE:-release}"
+(cd "$root" && CARGO_TARGET_DIR="$target" cargo build --profile "$profile" -q -p ragjudge-candle --example embed_bench)
+outdir="$profile"; [ "$profile" = dev ] && outdir=debug
+line="$(RAYON_NUM_THREADS=2 "$target/$outdir/examples/embed_bench" "$model" "$work/sentences.txt" "$work/ours.f32" 2 32)"
+echo "$line"
+rate="$(echo "$line" | sed -E 's/.* ([0-9.]+) sentences\/s$/\1/')"
+"$python" "$here/bench_st.py" st "$model" "$work/sentences.txt" "$work/ours.f32" "$rate"

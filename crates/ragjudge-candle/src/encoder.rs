@@ -1,0 +1,219 @@
+//! What the three BERT models share: loading files, the tokenizer set-up, the model identity,
+//! length-sorted batching and the thread pool.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use ragjudge_models::ModelError;
+use sha2::{Digest, Sha256};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+/// Options shared by the encoder models.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncoderOptions {
+    /// Most tokens per input (special tokens included); longer inputs are truncated, as
+    /// sentence-transformers does with its `max_seq_length`. Capped at the model's
+    /// `max_position_embeddings`.
+    pub max_length: usize,
+    /// Most inputs per forward pass.
+    pub batch_size: usize,
+    /// Threads for inference; `None` uses every available core.
+    pub threads: Option<usize>,
+}
+
+impl Default for EncoderOptions {
+    fn default() -> Self {
+        Self { max_length: 256, batch_size: 32, threads: None }
+    }
+}
+
+/// One padded batch: token ids, segment ids and attention mask, with the inputs it holds.
+pub(crate) struct Batch {
+    /// Positions (in the caller's order) of the inputs in this batch.
+    pub(crate) indices: Vec<usize>,
+    /// Token ids, `(batch, len)`, zero-padded.
+    pub(crate) input_ids: Tensor,
+    /// Segment ids, `(batch, len)`.
+    pub(crate) token_type_ids: Tensor,
+    /// 1 for real tokens, 0 for padding, `(batch, len)`, as `f32`.
+    pub(crate) attention_mask: Tensor,
+}
+
+/// A loaded BERT encoder with its tokenizer.
+pub(crate) struct BertCore {
+    pub(crate) model: BertModel,
+    pub(crate) tokenizer: Tokenizer,
+    pub(crate) device: Device,
+    pub(crate) vb: VarBuilder<'static>,
+    pub(crate) config: Config,
+    pub(crate) raw_config: serde_json::Value,
+    pub(crate) identity: String,
+    pub(crate) opts: EncoderOptions,
+    pool: Option<rayon::ThreadPool>,
+}
+
+pub(crate) fn load_err(what: impl std::fmt::Display) -> ModelError {
+    ModelError::Load(what.to_string())
+}
+
+pub(crate) fn infer_err(e: impl std::fmt::Display) -> ModelError {
+    ModelError::Inference(e.to_string())
+}
+
+fn need(dir: &Path, name: &str) -> Result<PathBuf, ModelError> {
+    let p = dir.join(name);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(load_err(format!("{}: missing {name}", dir.display())))
+    }
+}
+
+/// `NAME:HASH16`: the directory name and the first 16 hex digits of the weights' sha256, taken from
+/// `manifest-entry.json` (written by `ragjudge models pull`; its first joined file is the weights)
+/// when present, else computed from `weights`.
+fn identity(dir: &Path, weights: &[u8]) -> String {
+    let name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "bert".to_string());
+    let from_manifest = std::fs::read_to_string(dir.join("manifest-entry.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .and_then(|v| v.pointer("/entry/join/0/sha256").and_then(|h| h.as_str()).map(str::to_ascii_lowercase))
+        .filter(|h| h.len() >= 16 && h.chars().all(|c| c.is_ascii_hexdigit()));
+    let hash = from_manifest.unwrap_or_else(|| Sha256::digest(weights).iter().map(|b| format!("{b:02x}")).collect());
+    format!("{name}:{}", &hash[..16])
+}
+
+impl BertCore {
+    /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `dir`.
+    pub(crate) fn load(dir: &Path, opts: &EncoderOptions) -> Result<Self, ModelError> {
+        if opts.batch_size == 0 || opts.max_length < 2 || opts.threads == Some(0) {
+            return Err(load_err(format!("invalid encoder options {opts:?}")));
+        }
+        let config_path = need(dir, "config.json")?;
+        let tokenizer_path = need(dir, "tokenizer.json")?;
+        let weights = need(dir, "model.safetensors")?;
+
+        let raw = std::fs::read_to_string(&config_path)?;
+        let raw_config: serde_json::Value =
+            serde_json::from_str(&raw).map_err(|e| load_err(format!("{}: {e}", config_path.display())))?;
+        let mut config: Config = serde_json::from_value(raw_config.clone())
+            .map_err(|e| load_err(format!("{}: {e}", config_path.display())))?;
+        if config.model_type.is_none() {
+            config.model_type = Some("bert".to_string());
+        }
+
+        let mut opts = opts.clone();
+        opts.max_length = opts.max_length.min(config.max_position_embeddings);
+
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| load_err(format!("{}: {e}", tokenizer_path.display())))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams { max_length: opts.max_length, ..Default::default() }))
+            .map_err(load_err)?;
+
+        let device = Device::Cpu;
+        // One read serves both the hash and the tensors (memory-mapping would need `unsafe`, which
+        // the workspace forbids); the file's bytes are dropped once the tensors are built.
+        let bytes = std::fs::read(&weights)?;
+        let identity = identity(dir, &bytes);
+        let tensors = candle_core::safetensors::load_buffer(&bytes, &device)
+            .map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
+        drop(bytes);
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
+        let model =
+            BertModel::load(vb.clone(), &config).map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
+        let pool = match opts.threads {
+            Some(n) => Some(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(load_err)?),
+            None => None,
+        };
+        Ok(Self { model, tokenizer, device, vb, config, raw_config, identity, opts, pool })
+    }
+
+    /// Labels in logit order from `id2label` of `config.json`.
+    pub(crate) fn labels(&self) -> Result<Vec<String>, ModelError> {
+        let map = self
+            .raw_config
+            .get("id2label")
+            .and_then(|m| m.as_object())
+            .ok_or_else(|| load_err("config.json has no id2label"))?;
+        let mut labels = vec![None; map.len()];
+        for (k, v) in map {
+            let i: usize = k.parse().map_err(|_| load_err(format!("id2label: bad id `{k}`")))?;
+            let name = v.as_str().ok_or_else(|| load_err(format!("id2label: label {k} is not a string")))?;
+            *labels.get_mut(i).ok_or_else(|| load_err(format!("id2label: id {i} out of range")))? =
+                Some(name.to_string());
+        }
+        labels
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| l.ok_or_else(|| load_err(format!("id2label: no label {i}"))))
+            .collect()
+    }
+
+    /// Runs `f` on this model's thread pool (or the global one).
+    pub(crate) fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+
+    /// Splits encodings into length-sorted batches, each padded to its longest member.
+    pub(crate) fn batches(&self, encodings: &[Encoding]) -> Result<Vec<Batch>, ModelError> {
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        // Longest first; stable, so equal lengths keep input order.
+        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].len()));
+        let mut out = Vec::new();
+        for chunk in order.chunks(self.opts.batch_size) {
+            let len = chunk.iter().map(|&i| encodings[i].len()).max().unwrap_or(0);
+            let n = chunk.len();
+            let mut ids = vec![0u32; n * len];
+            let mut types = vec![0u32; n * len];
+            let mut mask = vec![0f32; n * len];
+            for (row, &i) in chunk.iter().enumerate() {
+                let e = &encodings[i];
+                let base = row * len;
+                ids[base..base + e.len()].copy_from_slice(e.get_ids());
+                types[base..base + e.len()].copy_from_slice(e.get_type_ids());
+                for (m, &a) in mask[base..base + e.len()].iter_mut().zip(e.get_attention_mask()) {
+                    *m = a as f32;
+                }
+            }
+            out.push(Batch {
+                indices: chunk.to_vec(),
+                input_ids: Tensor::from_vec(ids, (n, len), &self.device).map_err(infer_err)?,
+                token_type_ids: Tensor::from_vec(types, (n, len), &self.device).map_err(infer_err)?,
+                attention_mask: Tensor::from_vec(mask, (n, len), &self.device).map_err(infer_err)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Encodes single texts with special tokens, truncated to `max_length`.
+    pub(crate) fn encode(&self, texts: &[&str]) -> Result<Vec<Encoding>, ModelError> {
+        self.tokenizer.encode_batch(texts.to_vec(), true).map_err(infer_err)
+    }
+
+    /// Encodes text pairs as `[CLS] a [SEP] b [SEP]` with segment ids.
+    pub(crate) fn encode_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<Encoding>, ModelError> {
+        let inputs: Vec<tokenizers::EncodeInput> = pairs.iter().map(|&(a, b)| (a, b).into()).collect();
+        self.tokenizer.encode_batch(inputs, true).map_err(infer_err)
+    }
+
+    /// Last hidden states `(batch, len, hidden)` of one batch.
+    pub(crate) fn hidden(&self, b: &Batch) -> Result<Tensor, ModelError> {
+        self.model.forward(&b.input_ids, &b.token_type_ids, Some(&b.attention_mask)).map_err(infer_err)
+    }
+
+    /// The weights of a head that sits next to the `bert` tensors, e.g. `classifier`.
+    pub(crate) fn head_vb(&self) -> VarBuilder<'static> {
+        self.vb.clone()
+    }
+}

@@ -1,0 +1,107 @@
+//! Tiny random BERT checkpoints written by the tests themselves.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use candle_core::{DType, Device};
+use candle_nn::{VarBuilder, VarMap};
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::models::wordpiece::WordPiece;
+use tokenizers::normalizers::BertNormalizer;
+use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
+use tokenizers::processors::template::TemplateProcessing;
+use tokenizers::{AddedToken, Tokenizer};
+
+/// Words of the tiny vocabulary (after the five special tokens).
+pub const WORDS: &[&str] = &[
+    "the", "a", "cat", "dog", "sat", "on", "mat", "is", "was", "big", "small", "red", "blue", "house", "car", "runs",
+    "fast", "slow", "and", "or", "not", "my", "name", "john", "smith", "email", "at", "example", "com", "phone",
+    "call", "me", "today", "hello", "world", ",", ".", "!", "?", "@", "##s", "##ed", "##ing", "1", "2", "3",
+];
+
+/// Labels of the tiny classifiers.
+pub const LABELS: &[&str] = &["O", "B-NAME", "I-NAME", "B-EMAIL"];
+
+/// Hidden size of the tiny model.
+pub const HIDDEN: usize = 32;
+
+/// Special tokens, then `WORDS`; a token's id is its position.
+fn vocab() -> Vec<&'static str> {
+    ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].iter().chain(WORDS).copied().collect()
+}
+
+/// `tokenizer.json` of the tiny model: WordPiece + BERT normaliser and pre-tokenizer +
+/// `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1` templates, padded to 16 like shipped
+/// sentence-transformers tokenizers (the loaders must turn that off).
+fn write_tokenizer(dir: &Path) {
+    let vocab_txt = dir.join("vocab.txt");
+    std::fs::write(&vocab_txt, vocab().join("\n") + "\n").unwrap();
+    let wp = WordPiece::from_file(vocab_txt.to_str().unwrap()).unk_token("[UNK]".into()).build().unwrap();
+    let mut tok = Tokenizer::new(wp);
+    tok.with_normalizer(Some(BertNormalizer::default())).unwrap();
+    tok.with_pre_tokenizer(Some(BertPreTokenizer));
+    tok.with_post_processor(Some(
+        TemplateProcessing::builder()
+            .try_single("[CLS] $A [SEP]")
+            .unwrap()
+            .try_pair("[CLS] $A [SEP] $B:1 [SEP]:1")
+            .unwrap()
+            .special_tokens(vec![("[CLS]", 2), ("[SEP]", 3)])
+            .build()
+            .unwrap(),
+    ));
+    tok.add_special_tokens(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].map(|t| AddedToken::from(t, true))).unwrap();
+    tok.with_padding(Some(tokenizers::PaddingParams {
+        strategy: tokenizers::PaddingStrategy::Fixed(16),
+        ..Default::default()
+    }));
+    tok.save(dir.join("tokenizer.json"), false).unwrap();
+}
+
+fn config_json() -> serde_json::Value {
+    let id2label: serde_json::Map<String, serde_json::Value> =
+        LABELS.iter().enumerate().map(|(i, l)| (i.to_string(), serde_json::Value::from(*l))).collect();
+    serde_json::json!({
+        "architectures": ["BertForTokenClassification"],
+        "model_type": "bert",
+        "vocab_size": vocab().len(),
+        "hidden_size": HIDDEN,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "intermediate_size": 64,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.1,
+        "attention_probs_dropout_prob": 0.1,
+        "max_position_embeddings": 64,
+        "type_vocab_size": 2,
+        "initializer_range": 0.02,
+        "layer_norm_eps": 1e-12,
+        "pad_token_id": 0,
+        "id2label": id2label,
+    })
+}
+
+/// Writes a 2-layer BERT (hidden 32, 4 heads) with random weights under `dir`, in Hugging Face
+/// `BertFor*Classification` layout: `bert.embeddings.*`, `bert.encoder.*`, `bert.pooler.dense.*`
+/// and a `classifier` over `LABELS`.
+pub fn write_tiny_bert(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    write_tokenizer(dir);
+    let cfg = config_json();
+    std::fs::write(dir.join("config.json"), serde_json::to_string_pretty(&cfg).unwrap()).unwrap();
+    let config: Config = serde_json::from_value(cfg).unwrap();
+    let varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu);
+    BertModel::load(vb.pp("bert"), &config).unwrap();
+    candle_nn::linear(HIDDEN, HIDDEN, vb.pp("bert.pooler.dense")).unwrap();
+    candle_nn::linear(HIDDEN, LABELS.len(), vb.pp("classifier")).unwrap();
+    // Random (non-zero) biases and layer-norm parameters, so that every parameter matters.
+    for (name, var) in varmap.data().lock().unwrap().iter() {
+        if name.ends_with("bias") || name.contains("LayerNorm") {
+            let t = var.as_tensor();
+            let noise = t.randn_like(0.0, 0.1).unwrap();
+            var.set(&(t + noise).unwrap()).unwrap();
+        }
+    }
+    varmap.save(dir.join("model.safetensors")).unwrap();
+}

@@ -1,0 +1,90 @@
+//! Builds model backends from command-line specs. Each heavy backend sits behind a cargo
+//! feature (`candle`, `llama`, `openai`, all on by default); a build without one says so.
+
+use crate::args::JudgeArgs;
+use anyhow::{bail, Result};
+use ragjudge_models::{CallCache, Embedder, Judge};
+use std::sync::Arc;
+
+/// Resolves a model name or path, pulling a manifest model on first use.
+#[cfg(any(feature = "candle", feature = "llama"))]
+fn resolve(spec: &str) -> Result<ragjudge_models::ResolvedModel> {
+    use ragjudge_models::{ModelStore, PullOptions};
+    let store = ModelStore::default();
+    let report = PullOptions::default().with_progress(|m| eprintln!("{m}"));
+    if std::path::Path::new(spec).exists() || store.manifest().get(spec).is_none() {
+        return Ok(store.resolve(spec)?);
+    }
+    Ok(store.ensure(spec, &report)?)
+}
+
+/// An embedding model: a manifest name (pulled on first use) or a model directory.
+#[cfg(feature = "candle")]
+pub fn embedder(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn Embedder>> {
+    use anyhow::Context as _;
+    use ragjudge_candle::{BertEmbedder, EncoderOptions};
+    let resolved = resolve(model)?;
+    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
+    let e = BertEmbedder::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?;
+    Ok(Box::new(e))
+}
+
+/// An embedding model (this build has no encoder backend).
+#[cfg(not(feature = "candle"))]
+pub fn embedder(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn Embedder>> {
+    bail!("this ragjudge was built without the `candle` feature (embedding models)")
+}
+
+/// A judge from `--judge local:MODEL | openai:MODEL`, behind the call cache unless `--no-cache`.
+pub fn judge(args: &JudgeArgs) -> Result<Box<dyn Judge>> {
+    let cache = Arc::new(if args.no_cache {
+        CallCache::disabled()
+    } else {
+        match &args.cache {
+            Some(p) => CallCache::open(p)?,
+            None => CallCache::open_default()?,
+        }
+    });
+    let (backend, model) = match args.judge.split_once(':') {
+        Some((b @ ("local" | "openai"), m)) => (b, m),
+        _ => ("local", args.judge.as_str()),
+    };
+    if model.trim().is_empty() {
+        bail!("--judge `{}`: no model named (use local:MODEL or openai:MODEL)", args.judge);
+    }
+    match backend {
+        "openai" => openai_judge(model, args, cache),
+        _ => local_judge(model, args, cache),
+    }
+}
+
+#[cfg(feature = "llama")]
+fn local_judge(model: &str, args: &JudgeArgs, cache: Arc<CallCache>) -> Result<Box<dyn Judge>> {
+    use anyhow::Context as _;
+    use ragjudge_llama::{LlamaJudge, LlamaOptions};
+    let resolved = resolve(model)?;
+    let opts = LlamaOptions { threads: args.threads, ..LlamaOptions::default() };
+    let j = LlamaJudge::load(resolved.main_file(), &opts).with_context(|| format!("judge `{model}`"))?;
+    Ok(Box::new(ragjudge_models::CachedJudge::new(j, cache)))
+}
+
+#[cfg(not(feature = "llama"))]
+fn local_judge(_model: &str, _args: &JudgeArgs, _cache: Arc<CallCache>) -> Result<Box<dyn Judge>> {
+    bail!("this ragjudge was built without the `llama` feature (local GGUF judges); use --judge openai:MODEL")
+}
+
+#[cfg(feature = "openai")]
+fn openai_judge(model: &str, args: &JudgeArgs, cache: Arc<CallCache>) -> Result<Box<dyn Judge>> {
+    use ragjudge_openai::{OpenAiConfig, OpenAiJudge};
+    let cfg = OpenAiConfig {
+        concurrency: args.concurrency.max(1),
+        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        ..OpenAiConfig::from_env(model)
+    };
+    Ok(Box::new(ragjudge_models::CachedJudge::new(OpenAiJudge::new(cfg), cache)))
+}
+
+#[cfg(not(feature = "openai"))]
+fn openai_judge(_model: &str, _args: &JudgeArgs, _cache: Arc<CallCache>) -> Result<Box<dyn Judge>> {
+    bail!("this ragjudge was built without the `openai` feature (HTTP judges)")
+}

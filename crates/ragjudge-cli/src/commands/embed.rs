@@ -1,0 +1,86 @@
+//! `ragjudge embed` and `ragjudge similarity`.
+
+use crate::args::{EmbedArgs, SimilarityArgs};
+use crate::backends;
+use crate::progress::Progress;
+use anyhow::{bail, Context as _, Result};
+use serde_json::json;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+
+/// Runs `ragjudge embed`: one text per input line -> one `{"text", "vector"}` JSON line.
+pub fn run_embed(args: &EmbedArgs) -> Result<()> {
+    let name = args.input.display().to_string();
+    let file = File::open(&args.input).with_context(|| format!("{name}: cannot open"))?;
+    let embedder = backends::embedder(&args.model, args.batch_size, args.threads)?;
+    let out_name = args.output.display().to_string();
+    let mut out = BufWriter::new(File::create(&args.output).with_context(|| format!("{out_name}: cannot create"))?);
+    let progress = Progress::new("texts");
+    let chunk = args.batch_size.max(1) * 8;
+    let mut texts: Vec<String> = Vec::with_capacity(chunk);
+    let mut count = 0u64;
+    let flush = |texts: &mut Vec<String>, out: &mut BufWriter<File>| -> Result<()> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = embedder.embed(&refs)?;
+        for (t, v) in texts.iter().zip(vectors) {
+            serde_json::to_writer(&mut *out, &json!({"text": t, "vector": v}))?;
+            out.write_all(b"\n")?;
+        }
+        progress.inc(texts.len() as u64);
+        texts.clear();
+        Ok(())
+    };
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("{name}:{}: unreadable line (invalid UTF-8?)", i + 1))?;
+        texts.push(line.trim_end_matches('\r').to_string());
+        count += 1;
+        if texts.len() == chunk {
+            flush(&mut texts, &mut out)?;
+        }
+    }
+    if count == 0 {
+        bail!("{name}: no texts");
+    }
+    flush(&mut texts, &mut out)?;
+    out.flush().with_context(|| format!("{out_name}: write failed"))?;
+    progress.finish();
+    eprintln!("{count} texts embedded into {out_name} with {}", embedder.identity());
+    Ok(())
+}
+
+/// Runs `ragjudge similarity`: the cosine of two texts' embeddings.
+pub fn run_similarity(args: &SimilarityArgs) -> Result<()> {
+    let embedder = backends::embedder(&args.model, 2, None)?;
+    let v = embedder.embed(&[&args.text_a, &args.text_b])?;
+    let cos = cosine(&v[0], &v[1]);
+    if args.json {
+        println!("{}", json!({"model": embedder.identity(), "cosine": cos}));
+    } else {
+        println!("{cos:.6}");
+    }
+    Ok(())
+}
+
+/// Cosine similarity; 0 when either vector is zero.
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cosine;
+
+    #[test]
+    fn cosine_by_hand() {
+        // (1,0) . (1,1) / (1 * sqrt 2)
+        assert!((cosine(&[1.0, 0.0], &[1.0, 1.0]) - 1.0 / 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 1.0]), 0.0);
+    }
+}

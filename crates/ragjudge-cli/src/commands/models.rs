@@ -1,0 +1,105 @@
+//! `ragjudge models pull|list|verify`.
+
+use crate::args::{ModelsAction, ModelsArgs};
+use crate::progress::Progress;
+use anyhow::{bail, Result};
+use ragjudge_models::{ModelEntry, ModelStore, PullOptions};
+use std::sync::Arc;
+
+/// Runs `ragjudge models`.
+pub fn run(args: &ModelsArgs) -> Result<()> {
+    let store = ModelStore::default();
+    match &args.action {
+        ModelsAction::Pull { names, force, json } => pull(&store, names, *force, *json),
+        ModelsAction::List { json } => list(&store, *json),
+        ModelsAction::Verify { names, json } => verify(&store, names, *json),
+    }
+}
+
+/// The entries named, or `default` when none is.
+fn entries<'a>(store: &'a ModelStore, names: &[String], default: impl Fn(&ModelEntry) -> bool) -> Result<Vec<&'a ModelEntry>> {
+    let manifest = store.manifest();
+    if names.is_empty() {
+        return Ok(manifest.models().iter().filter(|e| default(e)).collect());
+    }
+    names
+        .iter()
+        .map(|n| match manifest.get(n) {
+            Some(e) => Ok(e),
+            None => {
+                let known: Vec<&str> = manifest.models().iter().map(|e| e.name.as_str()).collect();
+                bail!("unknown model `{n}` (known: {})", known.join(", "))
+            }
+        })
+        .collect()
+}
+
+fn pull(store: &ModelStore, names: &[String], force: bool, json: bool) -> Result<()> {
+    let progress = Arc::new(Progress::new("steps"));
+    let p = Arc::clone(&progress);
+    let opts = PullOptions { force, ..PullOptions::default() }.with_progress(move |m| p.println(m));
+    let mut reports = Vec::new();
+    for entry in entries(store, names, |e| !e.optional)? {
+        let r = store.pull(entry, &opts)?;
+        if !json {
+            let what = if r.already_installed { "already installed" } else { "installed" };
+            progress.println(&format!("{}: {what} in {} ({:.1} s)", r.name, r.dir.display(), r.elapsed.as_secs_f64()));
+        }
+        reports.push(r);
+    }
+    progress.finish();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    Ok(())
+}
+
+fn list(store: &ModelStore, json: bool) -> Result<()> {
+    let models = store.list();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&models)?);
+        return Ok(());
+    }
+    println!("{:<16} {:<16} {:>10} {:<10} description", "name", "kind", "size", "installed");
+    for m in &models {
+        let installed = if m.installed { "yes" } else if m.optional { "no (opt.)" } else { "no" };
+        println!("{:<16} {:<16} {:>10} {:<10} {}", m.name, m.kind, human_bytes(m.size), installed, m.description);
+    }
+    println!("models directory: {}", store.dir().display());
+    Ok(())
+}
+
+fn verify(store: &ModelStore, names: &[String], json: bool) -> Result<()> {
+    let chosen = entries(store, names, |e| store.is_installed(e))?;
+    if chosen.is_empty() {
+        bail!("no model is installed; run `ragjudge models pull`");
+    }
+    let mut reports = Vec::new();
+    for entry in chosen {
+        let r = store.verify(entry)?;
+        if !json {
+            println!("{}: ok ({} files, {}, {:.1} s)", r.name, r.files.len(), human_bytes(r.bytes), r.elapsed.as_secs_f64());
+        }
+        reports.push(r);
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    Ok(())
+}
+
+/// `1.2 GB`-style sizes.
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "kB", "MB", "GB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u < UNITS.len() - 1 {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}

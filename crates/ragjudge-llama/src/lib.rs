@@ -1,0 +1,45 @@
+//! Local GGUF judge of ragjudge, on llama.cpp (through the `llama-cpp-2` bindings).
+//!
+//! [`LlamaJudge`] implements [`ragjudge_models::Judge`]: it renders prompts with the model's
+//! own chat template (ChatML when the file has none), generates greedily or with seeded
+//! sampling, and scores single-token verdict labels from the full next-token logits. The KV
+//! cache is reused across calls that share a prompt prefix, which makes judging many answers
+//! to one question cheap (DICE pairwise judging, see DESIGN.md "Judges").
+//!
+//! # Exact mode
+//! By default ([`LlamaOptions::exact`]) flash attention is off and the KV cache is f32. With
+//! llama.cpp's defaults (flash attention, f16 cache) the logits of a prompt depended on how it
+//! was split between cached and new tokens: on SmolLM2-135M Q4_1 they moved by up to 0.5
+//! (label probabilities by ~0.01) between a cold prompt and the same prompt decoded on top
+//! of a cached prefix. In exact mode they were bitwise equal in every split we tried, so
+//! prefix reuse never changes a verdict. Tokens decoded one at a time during generation are
+//! dropped from the cache afterwards (their KV entries are not bitwise those of a batched
+//! prefill); a follow-up prompt that contains the generated text prefills it in one batch.
+//!
+//! # Labels
+//! Labels are tokenized as plain text without a leading space: in SmolLM2 `"A"` is token 49
+//! and `" A"` token 330, different tokens. After an assistant prefix ending in `"Verdict:"`
+//! the verdict is written `" A"`; either pass `" A"` as the label or end the prefix with a
+//! space (`"Verdict: "`) and score `"A"`. `"Tie"` is two tokens (`" Tie"` is one).
+//!
+//! # Build
+//! llama.cpp is compiled from the sources bundled with `llama-cpp-sys-2` (needs `cmake`, a C++
+//! compiler and `libclang`), always as a CMake `Release` build, also under `cargo test`.
+//! It is portable by default; building with `RUSTFLAGS="-C target-cpu=native"` makes
+//! `llama-cpp-sys-2` turn on `GGML_NATIVE`, which uses every SIMD extension of the build
+//! machine (AVX-512 here) and prefills markedly faster. Use it whenever the binary runs where
+//! it is built (`bench/judge/run.sh` does); do not ship such binaries to other machines.
+
+#![deny(missing_docs)]
+
+mod engine;
+mod hash;
+mod judge;
+mod options;
+mod template;
+
+pub use engine::ModelInfo;
+pub use hash::{sha256_file, sidecar_path, weights_sha256};
+pub use judge::{LlamaJudge, LOG_ENV};
+pub use options::{LlamaOptions, LlamaStats};
+pub use template::{chatml, ChatFormat};

