@@ -343,3 +343,38 @@ fn correlate_joins_a_second_file_on_keys() {
     // m = 1..4 against h = 2, 1, 4, 3: r = 0.6 as in the JSONL test above.
     assert!((v["pearson"]["coefficient"].as_f64().unwrap() - 0.6).abs() < 1e-12);
 }
+
+#[test]
+fn ask_an_http_judge_through_the_call_cache() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    let server = TestServer::start(Script::always(Behavior::Normal(
+        Normal::text("Paris").with_top_logprobs(&[("A", -0.1), ("B", -2.5), ("x", -4.0)]),
+    )));
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache.sqlite");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["ask", "--judge", "openai:test-model", "--cache", cache.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+            .args(&args)
+            .env("OPENAI_BASE_URL", server.base_url())
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap()
+    };
+    let o = run(&["Capital of France?"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["generation"]["text"], "Paris");
+    // label probabilities: softmax over the labels' logprobs only, e.g. p(A) = 1 / (1 + e^(-2.4)).
+    let o = run(&["--labels", "A,B", "Pick one."]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p_a = v["label_probs"]["probs"][0].as_f64().unwrap();
+    assert!((p_a - 1.0 / (1.0 + (-2.4f64).exp())).abs() < 1e-9, "{v}");
+    assert_eq!(server.request_count(), 2);
+    // The same two questions again: answered from the cache, no request reaches the server.
+    assert!(run(&["Capital of France?"]).status.success());
+    assert!(run(&["--labels", "A,B", "Pick one."]).status.success());
+    assert_eq!(server.request_count(), 2);
+}

@@ -5,9 +5,7 @@
 //! file's size and modification time are unchanged; otherwise the file is hashed again.
 
 use ragjudge_models::ModelError;
-use sha2::{Digest, Sha256};
-use std::fs::{self, File};
-use std::io::Read;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -35,20 +33,8 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Streams the file through sha256; lowercase hex.
-pub fn sha256_file(path: &Path) -> Result<String, ModelError> {
-    let mut file = File::open(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buf).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
+/// Streams the file through sha256; lowercase hex (shared with `ragjudge models verify`).
+pub use ragjudge_models::pull::sha256_file;
 
 fn read_sidecar(path: &Path, want: Stamp) -> Option<String> {
     let text = fs::read_to_string(sidecar_path(path)).ok()?;
