@@ -22,79 +22,21 @@
 //! [`ModelError::Protocol`].
 #![deny(missing_docs)]
 
+mod config;
+mod labels;
+mod semaphore;
+
+pub use config::{OpenAiConfig, DEFAULT_BASE_URL};
+pub use labels::{hard_label, label_probs_from_top_logprobs};
+use semaphore::Semaphore;
+
 use ragjudge_models::{
-    GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource, Prompt, Usage,
+    GenParams, Generation, Judge, LabelProbs, ModelError, Prompt, Usage,
 };
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
-
-/// Base URL used when `OPENAI_BASE_URL` is not set: OpenAI's own API.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
-/// Configuration of an [`OpenAiJudge`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpenAiConfig {
-    /// API root including the version, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended.
-    pub base_url: String,
-    /// Sent as `Authorization: Bearer KEY` when set.
-    pub api_key: Option<String>,
-    /// Model name sent in every request.
-    pub model: String,
-    /// Time limit of one HTTP request, connection to last body byte (default 120 s).
-    pub timeout: Duration,
-    /// Retries after the first attempt (default 5).
-    pub max_retries: u32,
-    /// Most requests in flight at once, over all threads using this judge (default 8).
-    pub concurrency: usize,
-    /// First backoff ceiling (default 500 ms); doubles per retry.
-    pub backoff_base: Duration,
-    /// Largest backoff ceiling (default 30 s).
-    pub backoff_max: Duration,
-    /// Cap on a server's `Retry-After` (default 60 s).
-    pub retry_after_max: Duration,
-    /// `top_logprobs` asked for in label-probability calls (default 20, OpenAI's maximum).
-    pub top_logprobs: u32,
-    /// Send `continue_final_message: true, add_generation_prompt: false` with an assistant
-    /// prefix (vLLM and SGLang then continue the prefix instead of starting a new turn).
-    pub continue_final_message: bool,
-    /// Make [`Judge::label_probs`] fall back to hard labels when the server gives no logprobs
-    /// (the result says so with [`ProbSource::HardLabel`]).
-    pub hard_label_fallback: bool,
-}
-
-impl OpenAiConfig {
-    /// Defaults for `model` at [`DEFAULT_BASE_URL`] without a key.
-    pub fn new(model: impl Into<String>) -> Self {
-        Self {
-            base_url: DEFAULT_BASE_URL.to_string(),
-            api_key: None,
-            model: model.into(),
-            timeout: Duration::from_secs(120),
-            max_retries: 5,
-            concurrency: 8,
-            backoff_base: Duration::from_millis(500),
-            backoff_max: Duration::from_secs(30),
-            retry_after_max: Duration::from_secs(60),
-            top_logprobs: 20,
-            continue_final_message: false,
-            hard_label_fallback: false,
-        }
-    }
-
-    /// Defaults for `model`, with `base_url` from `OPENAI_BASE_URL` and `api_key` from
-    /// `OPENAI_API_KEY` where set and non-empty.
-    pub fn from_env(model: impl Into<String>) -> Self {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-        let mut c = Self::new(model);
-        if let Some(url) = var("OPENAI_BASE_URL") {
-            c.base_url = url.trim().to_string();
-        }
-        c.api_key = var("OPENAI_API_KEY").map(|k| k.trim().to_string());
-        c
-    }
-}
 
 /// Request counts of an [`OpenAiJudge`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -105,39 +47,6 @@ pub struct HttpStats {
     pub retries: u64,
     /// Calls that failed after their retries (or at once, for errors not retried).
     pub failures: u64,
-}
-
-/// A counting semaphore bounding requests in flight.
-struct Semaphore {
-    free: Mutex<usize>,
-    cv: Condvar,
-}
-
-struct Permit<'a>(&'a Semaphore);
-
-impl Semaphore {
-    fn new(n: usize) -> Self {
-        Self {
-            free: Mutex::new(n.max(1)),
-            cv: Condvar::new(),
-        }
-    }
-
-    fn acquire(&self) -> Permit<'_> {
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        while *free == 0 {
-            free = self.cv.wait(free).unwrap_or_else(|p| p.into_inner());
-        }
-        *free -= 1;
-        Permit(self)
-    }
-}
-
-impl Drop for Permit<'_> {
-    fn drop(&mut self) {
-        *self.0.free.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        self.0.cv.notify_one();
-    }
 }
 
 /// What one HTTP attempt gave.
@@ -240,7 +149,7 @@ impl OpenAiJudge {
     }
 
     /// Like [`Judge::label_probs`], but when the server gives no logprobs the generated token
-    /// becomes a hard label (probability 1, [`ProbSource::HardLabel`]).
+    /// becomes a hard label (probability 1, [`ragjudge_models::ProbSource::HardLabel`]).
     pub fn label_probs_or_hard(
         &self,
         prompt: &Prompt,
@@ -613,89 +522,6 @@ impl Judge for OpenAiJudge {
     }
 }
 
-/// Label probabilities from the first token's `top_logprobs` as (token, logprob).
-///
-/// A token matches a label when both are equal after trimming whitespace (so `A` and ` A` both
-/// count for label `A`); a label's log-probability is the largest of its matching tokens. The
-/// probabilities are a softmax over the found labels' log-probabilities; a label absent from the
-/// list gets logit `-inf` and probability 0. `label_mass` is the sum of `exp(logprob)` over all
-/// matching tokens. No label among the tokens is a [`ModelError::Protocol`] error.
-pub fn label_probs_from_top_logprobs(
-    labels: &[String],
-    top: &[(String, f64)],
-) -> Result<LabelProbs, ModelError> {
-    let mut best: Vec<Option<f64>> = vec![None; labels.len()];
-    let mut mass = 0.0;
-    for (token, lp) in top {
-        let t = token.trim();
-        if t.is_empty() || !lp.is_finite() {
-            continue;
-        }
-        let mut matched = false;
-        for (i, label) in labels.iter().enumerate() {
-            if label.trim() == t {
-                best[i] = Some(best[i].map_or(*lp, |b: f64| b.max(*lp)));
-                matched = true;
-            }
-        }
-        if matched {
-            mass += lp.exp();
-        }
-    }
-    let Some(max) = best.iter().flatten().copied().reduce(f64::max) else {
-        let shown: Vec<&str> = top.iter().take(10).map(|(t, _)| t.as_str()).collect();
-        return Err(ModelError::Protocol(format!(
-            "none of the labels {labels:?} is among the top logprobs {shown:?}"
-        )));
-    };
-    let weights: Vec<f64> = best
-        .iter()
-        .map(|b| b.map_or(0.0, |l| (l - max).exp()))
-        .collect();
-    let total: f64 = weights.iter().sum();
-    Ok(LabelProbs {
-        labels: labels.to_vec(),
-        probs: weights.iter().map(|w| w / total).collect(),
-        logits: best
-            .iter()
-            .map(|b| b.unwrap_or(f64::NEG_INFINITY))
-            .collect(),
-        label_mass: Some(mass),
-        source: ProbSource::TopLogprobs,
-    })
-}
-
-/// The generated text as a hard label: the label equal to it after trimming, else the longest
-/// label it starts with; probability 1 for that label, 0 (logit `-inf`) for the others.
-pub fn hard_label(labels: &[String], generated: &str) -> Result<LabelProbs, ModelError> {
-    let g = generated.trim();
-    let pick = labels.iter().position(|l| l.trim() == g).or_else(|| {
-        labels
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty() && g.starts_with(l.trim()))
-            .max_by_key(|(_, l)| l.trim().len())
-            .map(|(i, _)| i)
-    });
-    let Some(k) = pick else {
-        return Err(ModelError::Protocol(format!(
-            "generated `{}` is none of the labels {labels:?}",
-            snippet(g)
-        )));
-    };
-    Ok(LabelProbs {
-        labels: labels.to_vec(),
-        probs: (0..labels.len())
-            .map(|i| if i == k { 1.0 } else { 0.0 })
-            .collect(),
-        logits: (0..labels.len())
-            .map(|i| if i == k { 0.0 } else { f64::NEG_INFINITY })
-            .collect(),
-        label_mass: None,
-        source: ProbSource::HardLabel,
-    })
-}
-
 fn parse_completion(v: &Value) -> Result<Completion, ModelError> {
     let choice = v["choices"]
         .as_array()
@@ -789,7 +615,7 @@ fn error_message(body: &str) -> String {
         .unwrap_or_else(|| snippet(body))
 }
 
-fn snippet(s: &str) -> String {
+pub(crate) fn snippet(s: &str) -> String {
     let s = s.trim();
     if s.chars().count() <= 200 {
         s.to_string()
@@ -801,6 +627,7 @@ fn snippet(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ragjudge_models::ProbSource;
 
     fn labels(ls: &[&str]) -> Vec<String> {
         ls.iter().map(|s| s.to_string()).collect()

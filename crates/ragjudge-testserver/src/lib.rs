@@ -408,15 +408,12 @@ fn serve(mut stream: TcpStream, state: &State) -> std::io::Result<()> {
             respond(&mut stream, 200, &[], b.to_string().as_bytes())
         }
         ("POST", "/v1/chat/completions") => {
-            let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-            state.max_in_flight.fetch_max(now, Ordering::SeqCst);
+            let mut in_flight = InFlight::enter(&state.in_flight, &state.max_in_flight);
             let behavior = {
                 let mut s = state.script.lock().unwrap();
                 s.queue.pop_front().unwrap_or_else(|| s.default.clone())
             };
-            let r = answer(&mut stream, &behavior, &body);
-            state.in_flight.fetch_sub(1, Ordering::SeqCst);
-            r
+            answer(&mut stream, &behavior, &body, &mut in_flight)
         }
         _ => respond(&mut stream, 404, &[], error_body("not found").as_bytes()),
     }
@@ -464,10 +461,48 @@ fn completion(n: &Normal, request: &Value, with_logprobs: bool) -> Value {
     })
 }
 
-fn answer(stream: &mut TcpStream, behavior: &Behavior, request: &Value) -> std::io::Result<()> {
+/// Counts a request as in flight from its arrival until its answer starts to go out, so that a
+/// client that sends its next request as soon as it has read an answer is not counted twice.
+struct InFlight<'a> {
+    count: &'a AtomicUsize,
+    inside: bool,
+}
+
+impl<'a> InFlight<'a> {
+    fn enter(count: &'a AtomicUsize, max: &AtomicUsize) -> Self {
+        let now = count.fetch_add(1, Ordering::SeqCst) + 1;
+        max.fetch_max(now, Ordering::SeqCst);
+        Self { count, inside: true }
+    }
+
+    fn leave(&mut self) {
+        if std::mem::take(&mut self.inside) {
+            self.count.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
+
+fn answer(
+    stream: &mut TcpStream,
+    behavior: &Behavior,
+    request: &Value,
+    in_flight: &mut InFlight<'_>,
+) -> std::io::Result<()> {
+    if let Behavior::Normal(n) | Behavior::NoLogprobs(n) = behavior {
+        std::thread::sleep(n.delay);
+    }
+    if let Behavior::Stall { secs } = behavior {
+        std::thread::sleep(Duration::from_secs_f64(secs.max(0.0)));
+    }
+    in_flight.leave();
     match behavior {
         Behavior::Normal(n) => {
-            std::thread::sleep(n.delay);
             respond(
                 stream,
                 200,
@@ -476,7 +511,6 @@ fn answer(stream: &mut TcpStream, behavior: &Behavior, request: &Value) -> std::
             )
         }
         Behavior::NoLogprobs(n) => {
-            std::thread::sleep(n.delay);
             respond(
                 stream,
                 200,
@@ -497,10 +531,7 @@ fn answer(stream: &mut TcpStream, behavior: &Behavior, request: &Value) -> std::
         Behavior::Status(code) => {
             respond(stream, *code, &[], error_body("scripted status").as_bytes())
         }
-        Behavior::Stall { secs } => {
-            std::thread::sleep(Duration::from_secs_f64(secs.max(0.0)));
-            stream.shutdown(Shutdown::Both)
-        }
+        Behavior::Stall { .. } => stream.shutdown(Shutdown::Both),
         Behavior::Truncated => {
             let body = completion(&Normal::default(), request, true).to_string();
             let half = &body.as_bytes()[..body.len() / 2];
