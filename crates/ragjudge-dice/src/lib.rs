@@ -1,0 +1,13 @@
+//! DICE (seeds 000, 001): pairwise judging of two RAG answers with a reasoning stage and
+//! A/B/Tie probabilities, probabilistic scoring, and tournaments (Swiss with Elo, round robin,
+//! Bradley-Terry) over many systems.
+#![deny(missing_docs)]
+pub mod bradley_terry;
+pub mod elo;
+pub mod scoring;
+pub mod swiss;
+pub mod tournament;
+pub mod calibration;
+pub mod judgement;
+pub mod prompts;
+pub mod traces;
