@@ -37,15 +37,10 @@ pub struct RowWriter {
 impl RowWriter {
     /// Creates `path` (`.csv` or `.jsonl`/`.json`/`.ndjson`) and writes the CSV header.
     pub fn create(path: &Path, columns: &[String]) -> Result<Self> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         let name = path.display().to_string();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("{}: cannot create directory", dir.display()))?;
+            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create directory", dir.display()))?;
         }
         let file = File::create(path).with_context(|| format!("{name}: cannot create"))?;
         let buf = BufWriter::with_capacity(1 << 16, file);
@@ -55,18 +50,13 @@ impl RowWriter {
                 let mut header = vec!["id", "system", "run"];
                 header.extend(columns.iter().map(String::as_str));
                 header.push("error");
-                w.write_record(&header)
-                    .with_context(|| format!("{name}: write failed"))?;
+                w.write_record(&header).with_context(|| format!("{name}: write failed"))?;
                 Sink::Csv(Box::new(w))
             }
             "jsonl" | "json" | "ndjson" => Sink::Jsonl(buf),
             _ => bail!("{name}: unknown output format (use .csv or .jsonl)"),
         };
-        Ok(Self {
-            sink,
-            columns: columns.to_vec(),
-            path: name,
-        })
+        Ok(Self { sink, columns: columns.to_vec(), path: name })
     }
 
     /// Writes one row.
@@ -79,14 +69,9 @@ impl RowWriter {
                 cells.push(row.id.to_string());
                 cells.push(row.system.to_string());
                 cells.push(row.run.map(|r| r.to_string()).unwrap_or_default());
-                cells.extend(
-                    row.values
-                        .iter()
-                        .map(|v| v.map(|x| x.to_string()).unwrap_or_default()),
-                );
+                cells.extend(row.values.iter().map(|v| v.map(|x| x.to_string()).unwrap_or_default()));
                 cells.push(error);
-                w.write_record(&cells)
-                    .with_context(|| format!("{}: write failed", self.path))?;
+                w.write_record(&cells).with_context(|| format!("{}: write failed", self.path))?;
             }
             Sink::Jsonl(w) => {
                 let mut obj = Map::new();
@@ -104,10 +89,8 @@ impl RowWriter {
                 if !error.is_empty() {
                     obj.insert("error".into(), Value::from(error));
                 }
-                serde_json::to_writer(&mut *w, &obj)
-                    .with_context(|| format!("{}: write failed", self.path))?;
-                w.write_all(b"\n")
-                    .with_context(|| format!("{}: write failed", self.path))?;
+                serde_json::to_writer(&mut *w, &obj).with_context(|| format!("{}: write failed", self.path))?;
+                w.write_all(b"\n").with_context(|| format!("{}: write failed", self.path))?;
             }
         }
         Ok(())

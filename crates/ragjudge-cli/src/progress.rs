@@ -16,12 +16,8 @@ impl Progress {
             return Self { bar: None };
         }
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        let template =
-            format!("{{spinner}} {{human_pos}} {unit} ({{per_sec}}) {{elapsed}} {{msg}}");
-        bar.set_style(
-            ProgressStyle::with_template(&template)
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
+        let template = format!("{{spinner}} {{human_pos}} {unit} ({{per_sec}}) {{elapsed}} {{msg}}");
+        bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_spinner()));
         bar.enable_steady_tick(Duration::from_millis(200));
         Self { bar: Some(bar) }
     }

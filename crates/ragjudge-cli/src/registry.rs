@@ -13,12 +13,7 @@ pub const KNOWN: &[&str] = &["lexical", "ciu", "retrieval"];
 /// Builds the metrics named in `args.metrics`, in the order given, each once.
 pub fn build(args: &ScoreArgs) -> Result<Vec<Box<dyn Metric>>> {
     let mut names: Vec<&str> = Vec::new();
-    for name in args
-        .metrics
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-    {
+    for name in args.metrics.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if !names.contains(&name) {
             names.push(name);
         }
@@ -26,10 +21,7 @@ pub fn build(args: &ScoreArgs) -> Result<Vec<Box<dyn Metric>>> {
     if names.is_empty() {
         bail!("--metrics is empty (known: {})", KNOWN.join(", "));
     }
-    names
-        .into_iter()
-        .map(|name| build_one(name, args))
-        .collect()
+    names.into_iter().map(|name| build_one(name, args)).collect()
 }
 
 fn build_one(name: &str, args: &ScoreArgs) -> Result<Box<dyn Metric>> {
@@ -37,10 +29,7 @@ fn build_one(name: &str, args: &ScoreArgs) -> Result<Box<dyn Metric>> {
         "lexical" => Box::new(LexicalMetric::new(args.rouge_stemmer)),
         "ciu" => {
             if !(args.ciu_c_char.is_finite() && args.ciu_c_char >= 0.0) {
-                bail!(
-                    "--ciu-c-char must be a finite number >= 0, got {}",
-                    args.ciu_c_char
-                );
+                bail!("--ciu-c-char must be a finite number >= 0, got {}", args.ciu_c_char);
             }
             let opts = CiuOptions {
                 c_char: args.ciu_c_char,
@@ -55,20 +44,10 @@ fn build_one(name: &str, args: &ScoreArgs) -> Result<Box<dyn Metric>> {
             if args.ks.is_empty() || args.ks.contains(&0) {
                 bail!("--k needs positive cut-offs, e.g. --k 1,3,5");
             }
-            let short_list = if args.skip_short_lists {
-                ShortList::Undefined
-            } else {
-                ShortList::PadNonRelevant
-            };
-            let opts = RetrievalOptions {
-                threshold: args.relevance_threshold,
-                short_list,
-                ..RetrievalOptions::default()
-            };
-            Box::new(RetrievalMetric {
-                ks: args.ks.clone(),
-                opts,
-            })
+            let short_list = if args.skip_short_lists { ShortList::Undefined } else { ShortList::PadNonRelevant };
+            let opts =
+                RetrievalOptions { threshold: args.relevance_threshold, short_list, ..RetrievalOptions::default() };
+            Box::new(RetrievalMetric { ks: args.ks.clone(), opts })
         }
         other => bail!("unknown metric `{other}` (known: {})", KNOWN.join(", ")),
     })

@@ -107,19 +107,10 @@ impl Summarizer {
             Some(&i) => i,
             None => {
                 let columns = (0..self.columns.len())
-                    .map(|_| Column {
-                        moments: Summary::new(),
-                        boot: PoissonBootstrapMean::new(self.replicates, 0),
-                    })
+                    .map(|_| Column { moments: Summary::new(), boot: PoissonBootstrapMean::new(self.replicates, 0) })
                     .collect();
-                self.systems.push(SystemStats {
-                    name: system.to_string(),
-                    records: 0,
-                    failed: 0,
-                    columns,
-                });
-                self.index
-                    .insert(system.to_string(), self.systems.len() - 1);
+                self.systems.push(SystemStats { name: system.to_string(), records: 0, failed: 0, columns });
+                self.index.insert(system.to_string(), self.systems.len() - 1);
                 self.systems.len() - 1
             }
         };
@@ -195,32 +186,22 @@ pub fn render_table(report: &SummaryReport) -> String {
         rows.push(row);
     }
     for (label, get) in [
-        (
-            "records scored",
-            (|s: &SystemReport| s.records) as fn(&SystemReport) -> u64,
-        ),
+        ("records scored", (|s: &SystemReport| s.records) as fn(&SystemReport) -> u64),
         ("metric failures", |s: &SystemReport| s.failed),
     ] {
         let mut row = vec![label.to_string()];
         row.extend(report.systems.iter().map(|s| get(s).to_string()));
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
+    let widths: Vec<usize> =
+        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (cell, w))| {
-                if c == 0 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
+            .map(|(c, (cell, w))| if c == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');

@@ -6,17 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn ragjudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-        .args(args)
-        .output()
-        .expect("run ragjudge")
+    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
 }
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
@@ -48,25 +42,13 @@ fn score_writes_hand_checked_values() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "one.jsonl", ONE_RECORD.as_bytes());
     let out = dir.path().join("scores.csv");
-    let o = ragjudge(&[
-        "score",
-        "--input",
-        &input,
-        "--output",
-        out.to_str().unwrap(),
-        "--k",
-        "1,3,5",
-    ]);
+    let o = ragjudge(&["score", "--input", &input, "--output", out.to_str().unwrap(), "--k", "1,3,5"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut rdr = csv::Reader::from_path(&out).unwrap();
     let headers = rdr.headers().unwrap().clone();
     let row = rdr.records().next().unwrap().unwrap();
     let get = |c: &str| -> String {
-        row[headers
-            .iter()
-            .position(|h| h == c)
-            .unwrap_or_else(|| panic!("no column {c}"))]
-        .to_string()
+        row[headers.iter().position(|h| h == c).unwrap_or_else(|| panic!("no column {c}"))].to_string()
     };
     let num = |c: &str| -> f64 { get(c).parse().unwrap() };
     assert_eq!(get("id"), "q1");
@@ -93,22 +75,11 @@ fn score_writes_hand_checked_values() {
 fn skip_short_lists_leaves_k_beyond_the_list_empty() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "one.jsonl", ONE_RECORD.as_bytes());
-    let o = ragjudge(&[
-        "score",
-        "--input",
-        &input,
-        "--metrics",
-        "retrieval",
-        "--skip-short-lists",
-        "--json",
-    ]);
+    let o = ragjudge(&["score", "--input", &input, "--metrics", "retrieval", "--skip-short-lists", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let metrics = v["systems"][0]["metrics"].as_array().unwrap();
-    let p5 = metrics
-        .iter()
-        .find(|m| m["metric"] == "precision@5")
-        .unwrap();
+    let p5 = metrics.iter().find(|m| m["metric"] == "precision@5").unwrap();
     assert_eq!(p5["n"], 0);
     assert!(p5["mean"].is_null());
 }
@@ -118,11 +89,7 @@ fn score_runs_on_the_bundled_example() {
     let root = repo_root();
     let runs: Vec<String> = ["oracle", "partial", "abstain", "wrong"]
         .iter()
-        .map(|s| {
-            root.join(format!("examples/runs/{s}.jsonl"))
-                .display()
-                .to_string()
-        })
+        .map(|s| root.join(format!("examples/runs/{s}.jsonl")).display().to_string())
         .collect();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("scores.jsonl");
@@ -136,12 +103,7 @@ fn score_runs_on_the_bundled_example() {
     assert_eq!(systems.len(), 4);
     let mean = |system: &str, metric: &str| -> f64 {
         let s = systems.iter().find(|s| s["system"] == system).unwrap();
-        let m = s["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["metric"] == metric)
-            .unwrap();
+        let m = s["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == metric).unwrap();
         m["mean"].as_f64().unwrap()
     };
     // The oracle system is written to be fully correct and well retrieved; `wrong` is neither.
@@ -150,10 +112,7 @@ fn score_runs_on_the_bundled_example() {
     assert!(mean("oracle", "mrr") > mean("wrong", "mrr"));
     // Per-record JSONL keeps CIU's evidence.
     let text = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(
-        text.lines().count(),
-        v["records"].as_u64().unwrap() as usize
-    );
+    assert_eq!(text.lines().count(), v["records"].as_u64().unwrap() as usize);
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert!(first["detail"]["ciu"]["matches"].is_array(), "{first}");
 }
@@ -169,16 +128,8 @@ fn bad_inputs_give_one_line_errors_with_file_and_line() {
             format!("{good}\n{{\"id\":\"b\",\"query\":\"x").into_bytes(),
             "truncated.jsonl:2: invalid JSON",
         ),
-        (
-            "noquery.jsonl",
-            br#"{"id":"a","answer":"x"}"#.to_vec(),
-            "noquery.jsonl:1: field `query`: missing",
-        ),
-        (
-            "types.jsonl",
-            br#"{"id":"a","query":5,"answer":"x"}"#.to_vec(),
-            "types.jsonl:1: field `query`",
-        ),
+        ("noquery.jsonl", br#"{"id":"a","answer":"x"}"#.to_vec(), "noquery.jsonl:1: field `query`: missing"),
+        ("types.jsonl", br#"{"id":"a","query":5,"answer":"x"}"#.to_vec(), "types.jsonl:1: field `query`"),
         (
             "ctxtype.jsonl",
             br#"{"id":"a","query":"q","answer":"x","contexts":"x"}"#.to_vec(),
@@ -189,11 +140,7 @@ fn bad_inputs_give_one_line_errors_with_file_and_line() {
             b"{\"id\":\"a\",\"query\":\"\xff\xfe\",\"answer\":\"x\"}\n".to_vec(),
             "utf8.jsonl:1: invalid UTF-8",
         ),
-        (
-            "missing.csv",
-            b"id,query\n1,x\n".to_vec(),
-            "missing.csv: missing column `answer`",
-        ),
+        ("missing.csv", b"id,query\n1,x\n".to_vec(), "missing.csv: missing column `answer`"),
     ];
     for (name, bytes, want) in cases {
         let path = write(dir.path(), name, &bytes);
@@ -229,33 +176,18 @@ fn skip_invalid_scores_good_records_and_counts_bad_ones() {
         "\n",
     );
     let path = write(dir.path(), "mixed.jsonl", text.as_bytes());
-    let o = ragjudge(&[
-        "score",
-        "--input",
-        &path,
-        "--metrics",
-        "lexical",
-        "--skip-invalid",
-        "--json",
-    ]);
+    let o = ragjudge(&["score", "--input", &path, "--metrics", "lexical", "--skip-invalid", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["records"], 2);
     assert_eq!(v["skipped"], 3);
     let err = stderr(&o);
     assert!(
-        err.contains("mixed.jsonl:2:")
-            && err.contains("mixed.jsonl:3:")
-            && err.contains("mixed.jsonl:4:"),
+        err.contains("mixed.jsonl:2:") && err.contains("mixed.jsonl:3:") && err.contains("mixed.jsonl:4:"),
         "{err}"
     );
     // exact match over the two good records: (1 + 0) / 2.
-    let em = v["systems"][0]["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["metric"] == "exact_match")
-        .unwrap();
+    let em = v["systems"][0]["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "exact_match").unwrap();
     assert_eq!(em["mean"], 0.5);
 }
 
@@ -263,13 +195,7 @@ fn skip_invalid_scores_good_records_and_counts_bad_ones() {
 fn unknown_metric_is_refused() {
     let root = repo_root();
     let input = root.join("examples/runs/oracle.jsonl");
-    let o = ragjudge(&[
-        "score",
-        "--input",
-        input.to_str().unwrap(),
-        "--metrics",
-        "lexical,nope",
-    ]);
+    let o = ragjudge(&["score", "--input", input.to_str().unwrap(), "--metrics", "lexical,nope"]);
     assert_one_line_error(&o, "unknown metric `nope`");
 }
 
@@ -278,11 +204,7 @@ fn correlate_matches_scipy_on_a_small_table() {
     // scipy 1.17.1: pearsonr -> (0.8, 0.10408803866182782); spearmanr -> (0.8, 0.104088...);
     // kendalltau -> (0.6, 0.23333333333333334) (exact: 2 * 14/120).
     let dir = tempfile::tempdir().unwrap();
-    let path = write(
-        dir.path(),
-        "xy.csv",
-        b"x,y,note\n1,2,a\n2,1,b\n3,4,c\n4,3,d\n5,5,e\n6,,f\n",
-    );
+    let path = write(dir.path(), "xy.csv", b"x,y,note\n1,2,a\n2,1,b\n3,4,c\n4,3,d\n5,5,e\n6,,f\n");
     let o = ragjudge(&["correlate", &path, "--x", "x", "--y", "y", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -299,7 +221,8 @@ fn correlate_matches_scipy_on_a_small_table() {
 #[test]
 fn correlate_reads_nested_jsonl_paths_and_names_bad_cells() {
     let dir = tempfile::tempdir().unwrap();
-    let rows = "{\"a\":{\"b\":1},\"y\":2}\n{\"a\":{\"b\":2},\"y\":1}\n{\"a\":{\"b\":3},\"y\":4}\n{\"a\":{\"b\":4},\"y\":3}\n";
+    let rows =
+        "{\"a\":{\"b\":1},\"y\":2}\n{\"a\":{\"b\":2},\"y\":1}\n{\"a\":{\"b\":3},\"y\":4}\n{\"a\":{\"b\":4},\"y\":3}\n";
     let path = write(dir.path(), "xy.jsonl", rows.as_bytes());
     let o = ragjudge(&["correlate", &path, "--x", "a.b", "--y", "y", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -314,28 +237,10 @@ fn correlate_reads_nested_jsonl_paths_and_names_bad_cells() {
 #[test]
 fn correlate_joins_a_second_file_on_keys() {
     let dir = tempfile::tempdir().unwrap();
-    let scores = write(
-        dir.path(),
-        "scores.csv",
-        b"id,system,m\nq1,a,1\nq2,a,2\nq3,a,3\nq4,a,4\nq1,b,9\n",
-    );
+    let scores = write(dir.path(), "scores.csv", b"id,system,m\nq1,a,1\nq2,a,2\nq3,a,3\nq4,a,4\nq1,b,9\n");
     // Rows in another order; q1/b has no rating, so n = 4 of 5 rows.
-    let ratings = write(
-        dir.path(),
-        "ratings.csv",
-        b"id,system,h\nq4,a,3\nq3,a,4\nq2,a,1\nq1,a,2\n",
-    );
-    let o = ragjudge(&[
-        "correlate",
-        &scores,
-        "--x",
-        "m",
-        "--with",
-        &ratings,
-        "--y",
-        "h",
-        "--json",
-    ]);
+    let ratings = write(dir.path(), "ratings.csv", b"id,system,h\nq4,a,3\nq3,a,4\nq2,a,1\nq1,a,2\n");
+    let o = ragjudge(&["correlate", &scores, "--x", "m", "--with", &ratings, "--y", "h", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["n"], 4);
@@ -347,9 +252,11 @@ fn correlate_joins_a_second_file_on_keys() {
 #[test]
 fn ask_an_http_judge_through_the_call_cache() {
     use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
-    let server = TestServer::start(Script::always(Behavior::Normal(
-        Normal::text("Paris").with_top_logprobs(&[("A", -0.1), ("B", -2.5), ("x", -4.0)]),
-    )));
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("Paris").with_top_logprobs(&[
+        ("A", -0.1),
+        ("B", -2.5),
+        ("x", -4.0),
+    ]))));
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache.sqlite");
     let run = |extra: &[&str]| {

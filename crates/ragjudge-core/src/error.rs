@@ -30,30 +30,13 @@ pub struct InputError {
 
 impl InputError {
     /// A non-fatal error about one record.
-    pub fn new(
-        file: impl Into<String>,
-        line: Option<u64>,
-        field: Option<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        InputError {
-            file: file.into(),
-            line,
-            field,
-            message: message.into(),
-            fatal: false,
-        }
+    pub fn new(file: impl Into<String>, line: Option<u64>, field: Option<String>, message: impl Into<String>) -> Self {
+        InputError { file: file.into(), line, field, message: message.into(), fatal: false }
     }
 
     /// A fatal error: the reader stops after it.
     pub fn fatal(file: impl Into<String>, line: Option<u64>, message: impl Into<String>) -> Self {
-        InputError {
-            file: file.into(),
-            line,
-            field: None,
-            message: message.into(),
-            fatal: true,
-        }
+        InputError { file: file.into(), line, field: None, message: message.into(), fatal: true }
     }
 }
 
@@ -72,11 +55,7 @@ impl fmt::Display for InputError {
 
 /// Shortens echoed input to at most [`ECHO_CHARS`] characters (plus `...`) and keeps it on one line.
 pub(crate) fn excerpt(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .take(ECHO_CHARS)
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let mut out: String = s.chars().take(ECHO_CHARS).map(|c| if c.is_control() { ' ' } else { c }).collect();
     if s.chars().nth(ECHO_CHARS).is_some() {
         out.push_str("...");
     }

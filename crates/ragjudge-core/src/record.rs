@@ -61,12 +61,7 @@ impl Record {
     pub fn grounding(&self) -> String {
         match &self.reference {
             Some(r) => r.clone(),
-            None => self
-                .contexts
-                .iter()
-                .map(|c| c.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n\n"),
+            None => self.contexts.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n\n"),
         }
     }
 }

@@ -46,9 +46,7 @@ fn is_han(c: char) -> bool {
 fn is_mark(c: char) -> bool {
     let u = c as u32;
     matches!(u, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
-        || ((0x0900..=0x0DFF).contains(&u)
-            && !c.is_alphanumeric()
-            && !matches!(u, 0x0964 | 0x0965 | 0x0970))
+        || ((0x0900..=0x0DFF).contains(&u) && !c.is_alphanumeric() && !matches!(u, 0x0964 | 0x0965 | 0x0970))
         || matches!(u, 0x0E31 | 0x0E34..=0x0E3A | 0x0E47..=0x0E4E)
 }
 
@@ -119,9 +117,9 @@ pub fn words(text: &str) -> Vec<&str> {
 /// Abbreviations after which a lone `.` does not end a sentence (compared ignoring case,
 /// except `No` which must be capitalised so that "the answer is no." still ends).
 const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd",
-    "co", "fig", "u.s", "cf", "al", "approx", "vol", "pp", "mt", "dept", "gen", "gov", "lt", "col",
-    "sgt", "capt", "rev", "ave", "corp", "ph.d", "figs", "eq", "eqs",
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co", "fig", "u.s",
+    "cf", "al", "approx", "vol", "pp", "mt", "dept", "gen", "gov", "lt", "col", "sgt", "capt", "rev", "ave", "corp",
+    "ph.d", "figs", "eq", "eqs",
 ];
 
 /// Full-width terminators that end a sentence without whitespace after them.
@@ -135,23 +133,7 @@ fn is_terminator(c: char) -> bool {
 
 /// Closing quotes and brackets kept with the sentence they end.
 fn is_closer(c: char) -> bool {
-    matches!(
-        c,
-        '"' | '\''
-            | '”'
-            | '’'
-            | ')'
-            | ']'
-            | '}'
-            | '»'
-            | '」'
-            | '』'
-            | '）'
-            | '】'
-            | '》'
-            | '〉'
-            | '］'
-    )
+    matches!(c, '"' | '\'' | '”' | '’' | ')' | ']' | '}' | '»' | '」' | '』' | '）' | '】' | '》' | '〉' | '］')
 }
 
 /// Whether `c` may begin a new English sentence.
@@ -159,10 +141,7 @@ fn starts_sentence(c: char) -> bool {
     c.is_uppercase()
         || c.is_numeric()
         || is_cjk(c)
-        || matches!(
-            c,
-            '"' | '\'' | '“' | '‘' | '(' | '[' | '{' | '«' | '「' | '『' | '（' | '《' | '【'
-        )
+        || matches!(c, '"' | '\'' | '“' | '‘' | '(' | '[' | '{' | '«' | '「' | '『' | '（' | '《' | '【')
         || (c.is_alphabetic() && !c.is_lowercase())
 }
 
@@ -190,10 +169,7 @@ fn is_abbreviation(text: &str, chars: &[(usize, char)], k: usize) -> bool {
         return true;
     }
     // Dotted acronyms: "U.K", "a.m", "U.S.A".
-    word.contains('.')
-        && word
-            .split('.')
-            .all(|seg| seg.chars().count() == 1 && seg.chars().all(char::is_alphabetic))
+    word.contains('.') && word.split('.').all(|seg| seg.chars().count() == 1 && seg.chars().all(char::is_alphabetic))
 }
 
 /// Splits `text` into trimmed, non-empty sentences (see the module docs for the rules).

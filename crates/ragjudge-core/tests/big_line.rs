@@ -29,29 +29,18 @@ fn fifty_megabyte_line_is_skipped_with_bounded_memory() {
     }
     let name = path.display().to_string();
 
-    let items: Vec<_> = RecordReader::open(&path, &ReadOptions::default())
-        .unwrap()
-        .collect();
+    let items: Vec<_> = RecordReader::open(&path, &ReadOptions::default()).unwrap().collect();
     assert_eq!(items.len(), 3);
     assert_eq!(items[0].as_ref().unwrap().id, "a");
     let e = items[1].as_ref().unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        format!("{name}:2: line is longer than the 16 MiB limit")
-    );
+    assert_eq!(e.to_string(), format!("{name}:2: line is longer than the 16 MiB limit"));
     assert!(!e.fatal);
     assert_eq!(items[2].as_ref().unwrap().id, "c");
 
-    let opts = ReadOptions {
-        max_line_bytes: 4096,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions { max_line_bytes: 4096, ..ReadOptions::default() };
     let items: Vec<_> = RecordReader::open(&path, &opts).unwrap().collect();
     assert_eq!(items.len(), 3);
-    assert_eq!(
-        items[1].as_ref().unwrap_err().to_string(),
-        format!("{name}:2: line is longer than the 4 KiB limit")
-    );
+    assert_eq!(items[1].as_ref().unwrap_err().to_string(), format!("{name}:2: line is longer than the 4 KiB limit"));
     assert_eq!(items[2].as_ref().unwrap().id, "c");
 
     // Holding the 50 MiB line would push the peak well past 50 MiB; the bounded reader keeps

@@ -4,10 +4,7 @@ use ragjudge_core::{Context, Format, InputError, ReadOptions, Record, RecordRead
 use std::io::Cursor;
 
 fn reader(name: &str, bytes: &[u8], format: Format) -> RecordReader {
-    let opts = ReadOptions {
-        format,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions { format, ..ReadOptions::default() };
     RecordReader::from_reader(name, Cursor::new(bytes.to_vec()), &opts).unwrap()
 }
 
@@ -55,16 +52,8 @@ fn our_columns() {
     assert_eq!(
         a.contexts,
         vec![
-            Context {
-                id: Some("d1".into()),
-                text: "Alpha.".into(),
-                relevance: None
-            },
-            Context {
-                id: None,
-                text: "Beta".into(),
-                relevance: None
-            },
+            Context { id: Some("d1".into()), text: "Alpha.".into(), relevance: None },
+            Context { id: None, text: "Beta".into(), relevance: None },
         ]
     );
     assert_eq!(a.answer, "It is [1].");
@@ -136,10 +125,7 @@ fn ragas_csv_with_python_list_literals() {
     let a = items[0].as_ref().unwrap();
     assert_eq!(a.query, "What is the capital of France?");
     let texts: Vec<&str> = a.contexts.iter().map(|c| c.text.as_str()).collect();
-    assert_eq!(
-        texts,
-        vec!["Paris is the capital of France.", "It's on the Seine."]
-    );
+    assert_eq!(texts, vec!["Paris is the capital of France.", "It's on the Seine."]);
     assert_eq!(a.answer, "Paris.");
     assert_eq!(a.reference.as_deref(), Some("Paris"));
     assert_eq!(a.id, "1");
@@ -174,10 +160,7 @@ fn open_rag_eval_rows_are_grouped() {
     assert_eq!(r.format(), Format::OpenRagEval);
     let recs: Vec<Record> = r.map(|x| x.unwrap()).collect();
     assert_eq!(recs.len(), 4);
-    let keys: Vec<(&str, Option<u32>, &str)> = recs
-        .iter()
-        .map(|r| (r.id.as_str(), r.run, r.answer.as_str()))
-        .collect();
+    let keys: Vec<(&str, Option<u32>, &str)> = recs.iter().map(|r| (r.id.as_str(), r.run, r.answer.as_str())).collect();
     assert_eq!(
         keys,
         vec![
@@ -187,23 +170,11 @@ fn open_rag_eval_rows_are_grouped() {
             ("q2", Some(2), "Answer q2 r2"),
         ]
     );
-    let ids: Vec<Vec<&str>> = recs
-        .iter()
-        .map(|r| {
-            r.contexts
-                .iter()
-                .map(|c| c.id.as_deref().unwrap())
-                .collect()
-        })
-        .collect();
+    let ids: Vec<Vec<&str>> =
+        recs.iter().map(|r| r.contexts.iter().map(|c| c.id.as_deref().unwrap()).collect()).collect();
     assert_eq!(
         ids,
-        vec![
-            vec!["d1", "d2", "d3"],
-            vec!["d4", "d5", "d6"],
-            vec!["e1", "e2", "e3"],
-            vec!["e4", "e5", "e6"]
-        ]
+        vec![vec!["d1", "d2", "d3"], vec!["d4", "d5", "d6"], vec!["e1", "e2", "e3"], vec!["e4", "e5", "e6"]]
     );
     assert_eq!(recs[0].contexts[1].text, "P2");
     assert_eq!(recs[0].query, "What is RAG?");
@@ -250,45 +221,26 @@ q2,Q2,1,d3,P3,B
 ";
     let items: Vec<_> = reader("o.csv", text.as_bytes(), Format::Auto).collect();
     assert_eq!(items.len(), 2);
-    assert_eq!(
-        err(&items[0]),
-        "o.csv:2: field `query_run`: expected a non-negative integer, found `x`"
-    );
+    assert_eq!(err(&items[0]), "o.csv:2: field `query_run`: expected a non-negative integer, found `x`");
     assert_eq!(items[1].as_ref().unwrap().id, "q2");
 }
 
 #[test]
 fn long_rows() {
-    let opts = ReadOptions {
-        max_line_bytes: 1024,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions { max_line_bytes: 1024, ..ReadOptions::default() };
     // Over the limit but within the parser's read-ahead slack: reported and skipped.
     let text = format!("query,answer\nq1,a1\nq2,{}\nq3,a3\n", "x".repeat(5000));
-    let items: Vec<_> = RecordReader::from_reader("r.csv", Cursor::new(text.into_bytes()), &opts)
-        .unwrap()
-        .collect();
+    let items: Vec<_> = RecordReader::from_reader("r.csv", Cursor::new(text.into_bytes()), &opts).unwrap().collect();
     assert_eq!(items.len(), 3);
-    assert_eq!(
-        err(&items[1]),
-        "r.csv:3: row is longer than the 1 KiB limit"
-    );
+    assert_eq!(err(&items[1]), "r.csv:3: row is longer than the 1 KiB limit");
     assert!(!items[1].as_ref().unwrap_err().fatal);
     assert_eq!(items[2].as_ref().unwrap().query, "q3");
     // Far over the limit: reading stops with a fatal error instead of buffering the row.
-    let text = format!(
-        "query,answer\nq1,a1\nq2,\"{}\"\nq3,a3\n",
-        "x".repeat(1 << 20)
-    );
-    let items: Vec<_> = RecordReader::from_reader("r.csv", Cursor::new(text.into_bytes()), &opts)
-        .unwrap()
-        .collect();
+    let text = format!("query,answer\nq1,a1\nq2,\"{}\"\nq3,a3\n", "x".repeat(1 << 20));
+    let items: Vec<_> = RecordReader::from_reader("r.csv", Cursor::new(text.into_bytes()), &opts).unwrap().collect();
     assert_eq!(items.len(), 2);
     assert_eq!(items[0].as_ref().unwrap().query, "q1");
     let e = items[1].as_ref().unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "r.csv:3: row is longer than the 1 KiB limit; cannot read past it"
-    );
+    assert_eq!(e.to_string(), "r.csv:3: row is longer than the 1 KiB limit; cannot read past it");
     assert!(e.fatal);
 }

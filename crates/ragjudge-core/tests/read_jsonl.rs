@@ -4,9 +4,7 @@ use ragjudge_core::{Context, Format, InputError, ReadOptions, Record, RecordRead
 use std::io::Cursor;
 
 fn read(name: &str, bytes: &[u8], opts: &ReadOptions) -> Vec<Result<Record, InputError>> {
-    RecordReader::from_reader(name, Cursor::new(bytes.to_vec()), opts)
-        .unwrap()
-        .collect()
+    RecordReader::from_reader(name, Cursor::new(bytes.to_vec()), opts).unwrap().collect()
 }
 
 fn read_default(name: &str, text: &str) -> Vec<Result<Record, InputError>> {
@@ -23,15 +21,9 @@ fn only_error(items: &[Result<Record, InputError>]) -> (String, bool) {
 #[test]
 fn empty_file_is_one_fatal_error() {
     let items = read_default("empty.jsonl", "");
-    assert_eq!(
-        only_error(&items),
-        ("empty.jsonl: no records".to_string(), true)
-    );
+    assert_eq!(only_error(&items), ("empty.jsonl: no records".to_string(), true));
     let items = read_default("blank.jsonl", "\n   \n\r\n\t\n");
-    assert_eq!(
-        only_error(&items),
-        ("blank.jsonl: no records".to_string(), true)
-    );
+    assert_eq!(only_error(&items), ("blank.jsonl: no records".to_string(), true));
 }
 
 #[test]
@@ -42,10 +34,7 @@ fn truncated_json_line() {
     assert!(items[0].is_ok());
     let e = items[1].as_ref().unwrap_err();
     // The line is 20 characters long; serde_json reports the column of the last one read.
-    assert_eq!(
-        e.to_string(),
-        "runs.jsonl:2: invalid JSON: EOF while parsing a string at column 20"
-    );
+    assert_eq!(e.to_string(), "runs.jsonl:2: invalid JSON: EOF while parsing a string at column 20");
     assert!(!e.fatal);
     assert_eq!(e.line, Some(2));
     assert_eq!(e.field, None);
@@ -54,17 +43,8 @@ fn truncated_json_line() {
 #[test]
 fn missing_query_and_answer() {
     let items = read_default("runs.jsonl", "\n\n{\"answer\":\"a\"}\n{\"query\":\"q\"}\n");
-    let msgs: Vec<String> = items
-        .iter()
-        .map(|r| r.as_ref().unwrap_err().to_string())
-        .collect();
-    assert_eq!(
-        msgs,
-        vec![
-            "runs.jsonl:3: field `query`: missing",
-            "runs.jsonl:4: field `answer`: missing"
-        ]
-    );
+    let msgs: Vec<String> = items.iter().map(|r| r.as_ref().unwrap_err().to_string()).collect();
+    assert_eq!(msgs, vec!["runs.jsonl:3: field `query`: missing", "runs.jsonl:4: field `answer`: missing"]);
 }
 
 #[test]
@@ -97,12 +77,7 @@ fn wrong_field_types_name_the_field() {
         "t.jsonl:7: field `meta`: expected an object, found array",
         "t.jsonl:8: expected a JSON object, found array",
     ];
-    assert_eq!(
-        errs,
-        want.iter()
-            .map(|s| (s.to_string(), false))
-            .collect::<Vec<_>>()
-    );
+    assert_eq!(errs, want.iter().map(|s| (s.to_string(), false)).collect::<Vec<_>>());
 }
 
 #[test]
@@ -122,21 +97,13 @@ fn invalid_utf8_names_line_and_byte_offset() {
 #[test]
 fn long_line_with_small_limit_is_skipped() {
     let long = format!("{{\"query\":\"{}\",\"answer\":\"a\"}}", "x".repeat(5000));
-    let text = format!(
-        "{{\"query\":\"q1\",\"answer\":\"a\"}}\n{long}\n{{\"query\":\"q3\",\"answer\":\"a\"}}\n"
-    );
-    let opts = ReadOptions {
-        max_line_bytes: 1024,
-        ..ReadOptions::default()
-    };
+    let text = format!("{{\"query\":\"q1\",\"answer\":\"a\"}}\n{long}\n{{\"query\":\"q3\",\"answer\":\"a\"}}\n");
+    let opts = ReadOptions { max_line_bytes: 1024, ..ReadOptions::default() };
     let items = read("l.jsonl", text.as_bytes(), &opts);
     assert_eq!(items.len(), 3);
     assert_eq!(items[0].as_ref().unwrap().query, "q1");
     let e = items[1].as_ref().unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "l.jsonl:2: line is longer than the 1 KiB limit"
-    );
+    assert_eq!(e.to_string(), "l.jsonl:2: line is longer than the 1 KiB limit");
     assert!(!e.fatal);
     let r = items[2].as_ref().unwrap();
     assert_eq!(r.query, "q3");
@@ -154,22 +121,11 @@ fn good_records_after_bad_ones_are_yielded() {
         "{\"id\":\"d\",\"query\":\"qd\",\"answer\":\"ad\"}\n",
     );
     let items = read_default("s.jsonl", text);
-    let ok: Vec<&str> = items
-        .iter()
-        .filter_map(|r| r.as_ref().ok())
-        .map(|r| r.id.as_str())
-        .collect();
+    let ok: Vec<&str> = items.iter().filter_map(|r| r.as_ref().ok()).map(|r| r.id.as_str()).collect();
     assert_eq!(ok, vec!["b", "d"]);
-    let bad_lines: Vec<u64> = items
-        .iter()
-        .filter_map(|r| r.as_ref().err())
-        .map(|e| e.line.unwrap())
-        .collect();
+    let bad_lines: Vec<u64> = items.iter().filter_map(|r| r.as_ref().err()).map(|e| e.line.unwrap()).collect();
     assert_eq!(bad_lines, vec![1, 2, 4]);
-    assert!(items
-        .iter()
-        .filter_map(|r| r.as_ref().err())
-        .all(|e| !e.fatal));
+    assert!(items.iter().filter_map(|r| r.as_ref().err()).all(|e| !e.fatal));
 }
 
 #[test]
@@ -179,10 +135,7 @@ fn crlf_line_endings() {
     assert_eq!(items.len(), 3);
     assert_eq!(items[0].as_ref().unwrap().answer, "a");
     assert_eq!(items[1].as_ref().unwrap().answer, "a2");
-    assert_eq!(
-        items[2].as_ref().unwrap_err().to_string(),
-        "c.jsonl:4: field `query`: missing"
-    );
+    assert_eq!(items[2].as_ref().unwrap_err().to_string(), "c.jsonl:4: field `query`: missing");
 }
 
 #[test]
@@ -195,23 +148,12 @@ fn full_record_is_read() {
         system: "S1".into(),
         query: "Who?".into(),
         contexts: vec![
-            Context {
-                id: Some("doc3#2".into()),
-                text: "T".into(),
-                relevance: Some(2.0),
-            },
-            Context {
-                id: None,
-                text: "U".into(),
-                relevance: None,
-            },
+            Context { id: Some("doc3#2".into()), text: "T".into(), relevance: Some(2.0) },
+            Context { id: None, text: "U".into(), relevance: None },
         ],
         answer: "He [1].".into(),
         reference: Some("Him".into()),
-        history: vec![Turn {
-            role: "user".into(),
-            text: "hi".into(),
-        }],
+        history: vec![Turn { role: "user".into(), text: "hi".into() }],
         run: Some(3),
         meta: serde_json::from_str(r#"{"topic": "x"}"#).unwrap(),
     };
@@ -222,20 +164,11 @@ fn full_record_is_read() {
 fn default_id_and_system() {
     let text = "{\"query\":\"a\",\"answer\":\"x\"}\n\n{\"query\":\"b\",\"answer\":\"y\",\"system\":\"mine\"}\n";
     let items = read_default("runs/bm25.jsonl", text);
-    let got: Vec<(String, String)> = items
-        .iter()
-        .map(|r| r.as_ref().unwrap())
-        .map(|r| (r.id.clone(), r.system.clone()))
-        .collect();
-    assert_eq!(
-        got,
-        vec![("1".into(), "bm25".into()), ("2".into(), "mine".into())]
-    );
+    let got: Vec<(String, String)> =
+        items.iter().map(|r| r.as_ref().unwrap()).map(|r| (r.id.clone(), r.system.clone())).collect();
+    assert_eq!(got, vec![("1".into(), "bm25".into()), ("2".into(), "mine".into())]);
 
-    let opts = ReadOptions {
-        default_system: Some("S9".into()),
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions { default_system: Some("S9".into()), ..ReadOptions::default() };
     let items = read("runs/bm25.jsonl", text.as_bytes(), &opts);
     assert_eq!(items[0].as_ref().unwrap().system, "S9");
     assert_eq!(items[1].as_ref().unwrap().system, "mine");
@@ -269,24 +202,14 @@ fn ragas_layout_per_line() {
 #[test]
 fn format_detection_and_names() {
     let jsonl = "\n {\"query\":\"q\",\"answer\":\"a\"}\n";
-    let r = RecordReader::from_reader(
-        "-",
-        Cursor::new(jsonl.as_bytes().to_vec()),
-        &ReadOptions::default(),
-    )
-    .unwrap();
+    let r = RecordReader::from_reader("-", Cursor::new(jsonl.as_bytes().to_vec()), &ReadOptions::default()).unwrap();
     assert_eq!(r.format(), Format::Jsonl);
     let items: Vec<_> = r.collect();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0].as_ref().unwrap().system, "-");
 
     let csv = "query,answer\nq,a\n";
-    let r = RecordReader::from_reader(
-        "stdin",
-        Cursor::new(csv.as_bytes().to_vec()),
-        &ReadOptions::default(),
-    )
-    .unwrap();
+    let r = RecordReader::from_reader("stdin", Cursor::new(csv.as_bytes().to_vec()), &ReadOptions::default()).unwrap();
     assert_eq!(r.format(), Format::Csv);
 
     for (s, f) in [
@@ -304,17 +227,10 @@ fn format_detection_and_names() {
 
 #[test]
 fn open_reports_missing_file() {
-    let err = RecordReader::open(
-        std::path::Path::new("/nonexistent/dir/x.jsonl"),
-        &ReadOptions::default(),
-    )
-    .unwrap_err();
+    let err =
+        RecordReader::open(std::path::Path::new("/nonexistent/dir/x.jsonl"), &ReadOptions::default()).unwrap_err();
     assert!(err.fatal);
-    assert!(
-        err.to_string()
-            .starts_with("/nonexistent/dir/x.jsonl: cannot open: "),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("/nonexistent/dir/x.jsonl: cannot open: "), "{err}");
 }
 
 #[test]

@@ -49,13 +49,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|");
     for n in [8usize, 16, 32, 64] {
         for format in [Format::Swiss, Format::RoundRobin] {
-            let mut cell = Cell {
-                tau_elo: vec![],
-                tau_bt: vec![],
-                exact_elo: 0,
-                exact_bt: 0,
-                calls: vec![],
-            };
+            let mut cell = Cell { tau_elo: vec![], tau_bt: vec![], exact_elo: 0, exact_bt: 0, calls: vec![] };
             let mut matches = 0;
             for seed in 0..seeds {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + n as u64);
@@ -65,10 +59,7 @@ fn main() {
                 let cfg = TournamentConfig {
                     format,
                     shuffle_seed: Some(seed),
-                    bt: BtConfig {
-                        n_boot: 0,
-                        ..BtConfig::default()
-                    },
+                    bt: BtConfig { n_boot: 0, ..BtConfig::default() },
                     ..TournamentConfig::default()
                 };
                 let lb = tournament::run(&names, &cfg, |a, b| {
@@ -77,17 +68,10 @@ fn main() {
                         .map(|k| {
                             let w = 1.0 / (1.0 + (-(d0 + sigma * normal(&mut rng))).exp());
                             let s = scorer.score_probs(0.8 * w, 0.8 * (1.0 - w), 0.2).unwrap();
-                            QuestionScore {
-                                question: format!("q{k}"),
-                                s_a: s.s_a,
-                                s_b: s.s_b,
-                            }
+                            QuestionScore { question: format!("q{k}"), s_a: s.s_a, s_b: s.s_b }
                         })
                         .collect();
-                    MatchResult {
-                        scores,
-                        judge_calls: questions,
-                    }
+                    MatchResult { scores, judge_calls: questions }
                 });
                 matches = lb.matches.len();
                 let mut truth = vec![0.0; n];
@@ -99,14 +83,8 @@ fn main() {
                     elo[i] = s.elo;
                     bt[i] = s.bt;
                 }
-                let te = kendall_tau_b(&truth, &elo)
-                    .ok()
-                    .and_then(|c| c.coefficient)
-                    .unwrap_or(0.0);
-                let tb = kendall_tau_b(&truth, &bt)
-                    .ok()
-                    .and_then(|c| c.coefficient)
-                    .unwrap_or(0.0);
+                let te = kendall_tau_b(&truth, &elo).ok().and_then(|c| c.coefficient).unwrap_or(0.0);
+                let tb = kendall_tau_b(&truth, &bt).ok().and_then(|c| c.coefficient).unwrap_or(0.0);
                 cell.exact_elo += usize::from(te >= 1.0 - 1e-12);
                 cell.exact_bt += usize::from(tb >= 1.0 - 1e-12);
                 cell.tau_elo.push(te);

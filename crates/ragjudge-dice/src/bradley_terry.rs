@@ -50,14 +50,7 @@ pub struct BtConfig {
 
 impl Default for BtConfig {
     fn default() -> Self {
-        Self {
-            prior: 0.01,
-            max_iter: 10_000,
-            tol: 1e-10,
-            n_boot: 1000,
-            seed: 0,
-            level: 0.95,
-        }
+        Self { prior: 0.01, max_iter: 10_000, tol: 1e-10, n_boot: 1000, seed: 0, level: 0.95 }
     }
 }
 
@@ -77,10 +70,7 @@ pub struct BtFit {
 }
 
 /// Aggregated sufficient statistics: total wins per system and comparisons per pair.
-fn aggregate<'a>(
-    n: usize,
-    outcomes: impl Iterator<Item = &'a PairOutcome>,
-) -> (Vec<f64>, Vec<(usize, usize, f64)>) {
+fn aggregate<'a>(n: usize, outcomes: impl Iterator<Item = &'a PairOutcome>) -> (Vec<f64>, Vec<(usize, usize, f64)>) {
     let mut wins = vec![0.0; n];
     let mut counts: HashMap<(usize, usize), f64> = HashMap::new();
     for o in outcomes {
@@ -88,20 +78,14 @@ fn aggregate<'a>(
         wins[o.j] += o.s_j;
         *counts.entry((o.i.min(o.j), o.i.max(o.j))).or_insert(0.0) += o.s_i + o.s_j;
     }
-    let mut pairs: Vec<(usize, usize, f64)> =
-        counts.into_iter().map(|((a, b), c)| (a, b, c)).collect();
+    let mut pairs: Vec<(usize, usize, f64)> = counts.into_iter().map(|((a, b), c)| (a, b, c)).collect();
     pairs.sort_by_key(|&(a, b, _)| (a, b));
     (wins, pairs)
 }
 
 /// Fits centred log-strengths: Newton's method when `prior > 0` (the prior makes the
 /// log-likelihood strictly concave), the MM algorithm otherwise.
-fn solve(
-    n: usize,
-    wins: &[f64],
-    pairs: &[(usize, usize, f64)],
-    cfg: &BtConfig,
-) -> (Vec<f64>, usize, bool) {
+fn solve(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig) -> (Vec<f64>, usize, bool) {
     if cfg.prior > 0.0 {
         newton(n, wins, pairs, cfg)
     } else {
@@ -117,11 +101,7 @@ fn sigmoid(x: f64) -> f64 {
 fn loglik(t: &[f64], wins: &[f64], pairs: &[(usize, usize, f64)], a: f64) -> f64 {
     // sum_i (W_i + a) t_i - sum_ij n_ij ln(e^t_i + e^t_j) - 2a sum_i ln(1 + e^t_i)
     let ln_sum = |x: f64, y: f64| x.max(y) + (-(x - y).abs()).exp().ln_1p();
-    let mut l: f64 = t
-        .iter()
-        .zip(wins)
-        .map(|(ti, w)| (w + a) * ti - 2.0 * a * ln_sum(*ti, 0.0))
-        .sum();
+    let mut l: f64 = t.iter().zip(wins).map(|(ti, w)| (w + a) * ti - 2.0 * a * ln_sum(*ti, 0.0)).sum();
     for &(i, j, c) in pairs {
         l -= c * ln_sum(t[i], t[j]);
     }
@@ -130,12 +110,7 @@ fn loglik(t: &[f64], wins: &[f64], pairs: &[(usize, usize, f64)], a: f64) -> f64
 
 /// Newton-Raphson with step halving on the penalised log-likelihood; the Hessian is negative
 /// definite thanks to the prior, so each step solves a dense N x N system (N is small).
-fn newton(
-    n: usize,
-    wins: &[f64],
-    pairs: &[(usize, usize, f64)],
-    cfg: &BtConfig,
-) -> (Vec<f64>, usize, bool) {
+fn newton(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig) -> (Vec<f64>, usize, bool) {
     let a = cfg.prior;
     let mut t = vec![0.0; n];
     let mut cur = loglik(&t, wins, pairs, a);
@@ -144,9 +119,7 @@ fn newton(
     while iterations < cfg.max_iter {
         iterations += 1;
         // Gradient g and negative Hessian h.
-        let mut g: Vec<f64> = (0..n)
-            .map(|i| wins[i] + a - 2.0 * a * sigmoid(t[i]))
-            .collect();
+        let mut g: Vec<f64> = (0..n).map(|i| wins[i] + a - 2.0 * a * sigmoid(t[i])).collect();
         let mut h = vec![vec![0.0; n]; n];
         for i in 0..n {
             let s = sigmoid(t[i]);
@@ -183,11 +156,7 @@ fn newton(
         }
     }
     let mean = t.iter().sum::<f64>() / n.max(1) as f64;
-    (
-        t.into_iter().map(|x| x - mean).collect(),
-        iterations,
-        converged,
-    )
+    (t.into_iter().map(|x| x - mean).collect(), iterations, converged)
 }
 
 /// Solves `h x = g` for a symmetric positive definite `h` by Gaussian elimination with
@@ -223,12 +192,7 @@ fn solve_spd(mut h: Vec<Vec<f64>>, mut g: Vec<f64>) -> Option<Vec<f64>> {
 
 /// MM iterations (Hunter 2004): `p_i <- W_i / sum_j n_ij / (p_i + p_j)`, rescaled to
 /// geometric mean 1 each step. Returns centred log-strengths.
-fn mm(
-    n: usize,
-    wins: &[f64],
-    pairs: &[(usize, usize, f64)],
-    cfg: &BtConfig,
-) -> (Vec<f64>, usize, bool) {
+fn mm(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig) -> (Vec<f64>, usize, bool) {
     let mut p = vec![1.0; n];
     let mut iterations = 0;
     let mut converged = false;
@@ -241,22 +205,11 @@ fn mm(
             denom[i] += t;
             denom[j] += t;
         }
-        let mut new: Vec<f64> = (0..n)
-            .map(|i| {
-                if denom[i] > 0.0 {
-                    (wins[i] / denom[i]).max(f64::MIN_POSITIVE)
-                } else {
-                    p[i]
-                }
-            })
-            .collect();
+        let mut new: Vec<f64> =
+            (0..n).map(|i| if denom[i] > 0.0 { (wins[i] / denom[i]).max(f64::MIN_POSITIVE) } else { p[i] }).collect();
         let g = new.iter().map(|x| x.ln()).sum::<f64>() / n as f64;
         new.iter_mut().for_each(|x| *x /= g.exp());
-        let change = new
-            .iter()
-            .zip(&p)
-            .map(|(x, y)| (x.ln() - y.ln()).abs())
-            .fold(0.0, f64::max);
+        let change = new.iter().zip(&p).map(|(x, y)| (x.ln() - y.ln()).abs()).fold(0.0, f64::max);
         p = new;
         if change < cfg.tol {
             converged = true;
@@ -265,11 +218,7 @@ fn mm(
     }
     let logs: Vec<f64> = p.iter().map(|x| x.ln()).collect();
     let mean = logs.iter().sum::<f64>() / n.max(1) as f64;
-    (
-        logs.into_iter().map(|l| l - mean).collect(),
-        iterations,
-        converged,
-    )
+    (logs.into_iter().map(|l| l - mean).collect(), iterations, converged)
 }
 
 /// Percentile of sorted values by linear interpolation (numpy's default).
@@ -286,13 +235,7 @@ pub fn fit(n: usize, outcomes: &[PairOutcome], cfg: &BtConfig) -> BtFit {
     let (wins, pairs) = aggregate(n, outcomes.iter());
     let (bt, iterations, converged) = solve(n, &wins, &pairs, cfg);
     if cfg.n_boot == 0 || outcomes.is_empty() {
-        return BtFit {
-            ci_low: bt.clone(),
-            ci_high: bt.clone(),
-            bt,
-            iterations,
-            converged,
-        };
+        return BtFit { ci_low: bt.clone(), ci_high: bt.clone(), bt, iterations, converged };
     }
     let mut by_q: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut ids: Vec<&str> = Vec::new();
@@ -307,11 +250,7 @@ pub fn fit(n: usize, outcomes: &[PairOutcome], cfg: &BtConfig) -> BtFit {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(cfg.n_boot); n];
     for _ in 0..cfg.n_boot {
-        let drawn = (0..ids.len()).flat_map(|_| {
-            by_q[ids[rng.gen_range(0..ids.len())]]
-                .iter()
-                .map(|&k| &outcomes[k])
-        });
+        let drawn = (0..ids.len()).flat_map(|_| by_q[ids[rng.gen_range(0..ids.len())]].iter().map(|&k| &outcomes[k]));
         let (w, pr) = aggregate(n, drawn);
         let (b, _, _) = solve(n, &w, &pr, cfg);
         for (s, v) in samples.iter_mut().zip(b) {
@@ -325,11 +264,5 @@ pub fn fit(n: usize, outcomes: &[PairOutcome], cfg: &BtConfig) -> BtFit {
         ci_low.push(percentile(s, alpha));
         ci_high.push(percentile(s, 1.0 - alpha));
     }
-    BtFit {
-        bt,
-        ci_low,
-        ci_high,
-        iterations,
-        converged,
-    }
+    BtFit { bt, ci_low, ci_high, iterations, converged }
 }

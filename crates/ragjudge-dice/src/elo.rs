@@ -19,11 +19,7 @@ pub struct EloConfig {
 
 impl Default for EloConfig {
     fn default() -> Self {
-        Self {
-            initial: 1000.0,
-            k: 32.0,
-            upset_factor: 1.5,
-        }
+        Self { initial: 1000.0, k: 32.0, upset_factor: 1.5 }
     }
 }
 
@@ -53,17 +49,8 @@ impl EloConfig {
     pub fn update(&self, r_a: f64, r_b: f64, s_a: f64) -> EloUpdate {
         let e_a = expected(r_a, r_b);
         let upset = (r_a < r_b && s_a > 0.5) || (r_b < r_a && s_a < 0.5);
-        let k = if upset {
-            self.k * self.upset_factor
-        } else {
-            self.k
-        };
+        let k = if upset { self.k * self.upset_factor } else { self.k };
         let delta = k * (s_a - e_a);
-        EloUpdate {
-            r_a: r_a + delta,
-            r_b: r_b - delta,
-            k,
-            upset,
-        }
+        EloUpdate { r_a: r_a + delta, r_b: r_b - delta, k, upset }
     }
 }

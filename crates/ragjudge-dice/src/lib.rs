@@ -3,11 +3,11 @@
 //! Bradley-Terry) over many systems.
 #![deny(missing_docs)]
 pub mod bradley_terry;
+pub mod calibration;
 pub mod elo;
+pub mod judgement;
+pub mod prompts;
 pub mod scoring;
 pub mod swiss;
 pub mod tournament;
-pub mod calibration;
-pub mod judgement;
-pub mod prompts;
 pub mod traces;

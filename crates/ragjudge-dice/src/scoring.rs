@@ -108,23 +108,14 @@ impl DiceScorer {
     }
 
     /// Scores from the three verdict-token logits (softmax over these three only).
-    pub fn score_logits(
-        &self,
-        logit_a: f64,
-        logit_b: f64,
-        logit_tie: f64,
-    ) -> Result<PairScore, ScoringError> {
+    pub fn score_logits(&self, logit_a: f64, logit_b: f64, logit_tie: f64) -> Result<PairScore, ScoringError> {
         for l in [logit_a, logit_b, logit_tie] {
             if !l.is_finite() {
                 return Err(ScoringError::NonFinite(l));
             }
         }
         let m = logit_a.max(logit_b).max(logit_tie);
-        let (ea, eb, et) = (
-            (logit_a - m).exp(),
-            (logit_b - m).exp(),
-            (logit_tie - m).exp(),
-        );
+        let (ea, eb, et) = ((logit_a - m).exp(), (logit_b - m).exp(), (logit_tie - m).exp());
         let z = ea + eb + et;
         Ok(self.score_normalised(ea / z, eb / z, et / z))
     }
@@ -173,23 +164,10 @@ impl DiceScorer {
                 // so it scores hard), kept so the division is always defined.
                 (0.5, 0.5, ScoreMode::Soft)
             } else {
-                (
-                    p_a + p_tie * p_a / ab,
-                    p_b + p_tie * p_b / ab,
-                    ScoreMode::Soft,
-                )
+                (p_a + p_tie * p_a / ab, p_b + p_tie * p_b / ab, ScoreMode::Soft)
             }
         };
-        PairScore {
-            s_a,
-            s_b,
-            p_a,
-            p_b,
-            p_tie,
-            margin,
-            mode,
-            winner,
-        }
+        PairScore { s_a, s_b, p_a, p_b, p_tie, margin, mode, winner }
     }
 }
 
@@ -242,10 +220,6 @@ impl Outcome {
             return None;
         }
         let m = s_a.iter().sum::<f64>() / s_a.len() as f64;
-        Some(Self {
-            s_a: m,
-            s_b: 1.0 - m,
-            n: s_a.len(),
-        })
+        Some(Self { s_a: m, s_b: 1.0 - m, n: s_a.len() })
     }
 }

@@ -88,13 +88,7 @@ impl SwissPairer {
         if let Some(seed) = shuffle_seed {
             first_order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
         }
-        Self {
-            n,
-            played: HashSet::new(),
-            had_bye: vec![false; n],
-            round: 0,
-            first_order,
-        }
+        Self { n, played: HashSet::new(), had_bye: vec![false; n], round: 0, first_order }
     }
 
     /// Whether `a` and `b` have met.
@@ -122,26 +116,15 @@ impl SwissPairer {
         assert_eq!(ratings.len(), self.n, "one rating per system");
         let round = if self.round == 0 {
             let mut order = self.first_order.clone();
-            let bye = if order.len() % 2 == 1 {
-                order.pop()
-            } else {
-                None
-            };
+            let bye = if order.len() % 2 == 1 { order.pop() } else { None };
             let pairs = order.chunks(2).map(|c| (c[0], c[1])).collect();
-            SwissRound {
-                pairs,
-                bye,
-                repeats: 0,
-            }
+            SwissRound { pairs, bye, repeats: 0 }
         } else {
             // Highest rating first; equal ratings keep input order.
             let mut order: Vec<usize> = (0..self.n).collect();
             order.sort_by(|&a, &b| ratings[b].total_cmp(&ratings[a]).then(a.cmp(&b)));
             let bye = if order.len() % 2 == 1 {
-                let pos = order
-                    .iter()
-                    .rposition(|&s| !self.had_bye[s])
-                    .unwrap_or(order.len() - 1);
+                let pos = order.iter().rposition(|&s| !self.had_bye[s]).unwrap_or(order.len() - 1);
                 Some(order.remove(pos))
             } else {
                 None
@@ -153,15 +136,8 @@ impl SwissPairer {
             } else {
                 self.greedy(&order, ratings)
             };
-            let repeats = pairs
-                .iter()
-                .filter(|&&(a, b)| self.has_played(a, b))
-                .count();
-            SwissRound {
-                pairs,
-                bye,
-                repeats,
-            }
+            let repeats = pairs.iter().filter(|&&(a, b)| self.has_played(a, b)).count();
+            SwissRound { pairs, bye, repeats }
         };
         for &(a, b) in &round.pairs {
             self.played.insert((a.min(b), a.max(b)));
@@ -205,12 +181,7 @@ impl SwissPairer {
             if self.has_played(top, opp) {
                 continue;
             }
-            let next: Vec<usize> = rest
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| k != i)
-                .map(|(_, &s)| s)
-                .collect();
+            let next: Vec<usize> = rest.iter().enumerate().filter(|&(k, _)| k != i).map(|(_, &s)| s).collect();
             out.push((top, opp));
             if self.backtrack(&next, ratings, out, budget) {
                 return true;
@@ -229,11 +200,7 @@ impl SwissPairer {
         while remaining.len() >= 2 {
             let top = remaining.remove(0);
             let cands = Self::candidates(&remaining, top, ratings);
-            let pick = cands
-                .iter()
-                .copied()
-                .find(|&i| !self.has_played(top, remaining[i]))
-                .unwrap_or(cands[0]);
+            let pick = cands.iter().copied().find(|&i| !self.has_played(top, remaining[i])).unwrap_or(cands[0]);
             pairs.push((top, remaining.remove(pick)));
         }
         pairs

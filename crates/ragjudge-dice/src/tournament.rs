@@ -162,13 +162,7 @@ where
         judge_calls += r.judge_calls;
         let s_a = r.s_a();
         for q in &r.scores {
-            outcomes.push(PairOutcome {
-                question: q.question.clone(),
-                i: a,
-                j: b,
-                s_i: q.s_a,
-                s_j: q.s_b,
-            });
+            outcomes.push(PairOutcome { question: q.question.clone(), i: a, j: b, s_i: q.s_a, s_j: q.s_b });
         }
         let up = cfg.elo.update(elo[a], elo[b], s_a);
         elo[a] = up.r_a;
@@ -241,15 +235,7 @@ where
         .collect();
     let n_matches = played.len();
     let rr_matches = n * n.saturating_sub(1) / 2;
-    let round_robin_calls = if n_matches == 0 {
-        0
-    } else {
-        (judge_calls as f64 * rr_matches as f64 / n_matches as f64).round() as usize
-    };
-    Leaderboard {
-        systems: standings,
-        judge_calls,
-        round_robin_calls,
-        matches: played,
-    }
+    let round_robin_calls =
+        if n_matches == 0 { 0 } else { (judge_calls as f64 * rr_matches as f64 / n_matches as f64).round() as usize };
+    Leaderboard { systems: standings, judge_calls, round_robin_calls, matches: played }
 }

@@ -8,9 +8,7 @@ use ragjudge_dice::scoring::{
     score_logits, score_probs, swap_average, DiceScorer, Outcome, ScoreMode, ScoringError, Verdict,
 };
 use ragjudge_dice::swiss::{default_rounds, round_robin, round_robin_rounds, SwissPairer};
-use ragjudge_dice::tournament::{
-    self, Format, MatchResult, QuestionScore, RankBy, TournamentConfig,
-};
+use ragjudge_dice::tournament::{self, Format, MatchResult, QuestionScore, RankBy, TournamentConfig};
 use std::collections::HashSet;
 
 // ---------- scoring ----------
@@ -67,17 +65,11 @@ fn margin_exactly_tau_is_hard() {
     assert_eq!(s.mode, ScoreMode::Hard);
     assert_eq!((s.s_a, s.s_b), (1.0, 0.0));
     // Exact in binary: tau = 0.125, probabilities 0.5 / 0.375 / 0.125, margin 0.125.
-    let s = DiceScorer::new(0.125)
-        .unwrap()
-        .score_probs(0.5, 0.375, 0.125)
-        .unwrap();
+    let s = DiceScorer::new(0.125).unwrap().score_probs(0.5, 0.375, 0.125).unwrap();
     assert_eq!(s.mode, ScoreMode::Hard);
     // Same with a margin 0.125 - 2^-20 below: soft, s_A = 0.5 / (0.5 + 0.375 + 2^-20).
     let d = 2f64.powi(-20);
-    let s = DiceScorer::new(0.125)
-        .unwrap()
-        .score_probs(0.5, 0.375 + d, 0.125 - d)
-        .unwrap();
+    let s = DiceScorer::new(0.125).unwrap().score_probs(0.5, 0.375 + d, 0.125 - d).unwrap();
     assert_eq!(s.mode, ScoreMode::Soft);
     assert_abs_diff_eq!(s.s_a, 0.5 / (0.875 + d), epsilon = 1e-12);
 }
@@ -114,14 +106,8 @@ fn probabilities_are_renormalised() {
 #[test]
 fn bad_inputs_are_errors() {
     assert_eq!(score_probs(0.0, 0.0, 0.0), Err(ScoringError::ZeroMass));
-    assert!(matches!(
-        score_probs(-0.1, 0.5, 0.6),
-        Err(ScoringError::Negative(_))
-    ));
-    assert!(matches!(
-        score_logits(f64::NAN, 0.0, 0.0),
-        Err(ScoringError::NonFinite(_))
-    ));
+    assert!(matches!(score_probs(-0.1, 0.5, 0.6), Err(ScoringError::Negative(_))));
+    assert!(matches!(score_logits(f64::NAN, 0.0, 0.0), Err(ScoringError::NonFinite(_))));
     assert!(DiceScorer::new(1.5).is_err());
 }
 
@@ -181,10 +167,7 @@ fn elo_upset_amplification() {
     // Zero-sum.
     assert_abs_diff_eq!(u.r_a - 1000.0, -(u.r_b - 1200.0), epsilon = 1e-9);
     // Factor 1.0 turns it off: delta = 32 * 0.7597469266 = 24.311901651.
-    let off = EloConfig {
-        upset_factor: 1.0,
-        ..EloConfig::default()
-    };
+    let off = EloConfig { upset_factor: 1.0, ..EloConfig::default() };
     let u = off.update(1000.0, 1200.0, 1.0);
     assert_abs_diff_eq!(u.r_a, 1_024.311_901_651, epsilon = 1e-6);
     // Favourite wins: no upset; delta = 32 * 0.2402530734 = 7.688098349.
@@ -220,10 +203,7 @@ fn round_robin_covers_every_pair_once() {
         for round in round_robin_rounds(n) {
             let mut seen = HashSet::new();
             for (a, b) in round {
-                assert!(
-                    seen.insert(a) && seen.insert(b),
-                    "a system plays twice in a round"
-                );
+                assert!(seen.insert(a) && seen.insert(b), "a system plays twice in a round");
             }
         }
     }
@@ -268,9 +248,7 @@ fn swiss_odd_field_gets_distinct_byes() {
     let byes: Vec<usize> = byes.into_iter().map(Option::unwrap).collect();
     assert_eq!(byes.iter().collect::<HashSet<_>>().len(), 4);
     for (round, bye) in byes.iter().enumerate() {
-        assert!(!pairs[round * 3..round * 3 + 3]
-            .iter()
-            .any(|&(a, b)| a == *bye || b == *bye));
+        assert!(!pairs[round * 3..round * 3 + 3].iter().any(|&(a, b)| a == *bye || b == *bye));
     }
 }
 
@@ -310,29 +288,15 @@ fn swiss_backtracks_to_avoid_repeats() {
 // ---------- Bradley-Terry ----------
 
 fn outcome(q: &str, i: usize, j: usize, s_i: f64) -> PairOutcome {
-    PairOutcome {
-        question: q.to_string(),
-        i,
-        j,
-        s_i,
-        s_j: 1.0 - s_i,
-    }
+    PairOutcome { question: q.to_string(), i, j, s_i, s_j: 1.0 - s_i }
 }
 
 #[test]
 fn bt_two_players_three_of_four() {
     // MLE: p_A / (p_A + p_B) = 3/4 -> ratio 3; centred logs +-ln(3)/2.
-    let data = vec![
-        outcome("q1", 0, 1, 1.0),
-        outcome("q2", 0, 1, 1.0),
-        outcome("q3", 0, 1, 1.0),
-        outcome("q4", 0, 1, 0.0),
-    ];
-    let cfg = BtConfig {
-        prior: 0.0,
-        n_boot: 0,
-        ..BtConfig::default()
-    };
+    let data =
+        vec![outcome("q1", 0, 1, 1.0), outcome("q2", 0, 1, 1.0), outcome("q3", 0, 1, 1.0), outcome("q4", 0, 1, 0.0)];
+    let cfg = BtConfig { prior: 0.0, n_boot: 0, ..BtConfig::default() };
     let fit = bradley_terry::fit(2, &data, &cfg);
     assert!(fit.converged);
     assert_abs_diff_eq!(fit.bt[0] - fit.bt[1], 3f64.ln(), epsilon = 1e-8);
@@ -362,11 +326,7 @@ fn bt_three_players_known_solution() {
     add(0, 1, 2, 1);
     add(1, 2, 2, 1);
     add(0, 2, 4, 1);
-    let cfg = BtConfig {
-        prior: 0.0,
-        n_boot: 0,
-        ..BtConfig::default()
-    };
+    let cfg = BtConfig { prior: 0.0, n_boot: 0, ..BtConfig::default() };
     let fit = bradley_terry::fit(3, &data, &cfg);
     assert_abs_diff_eq!(fit.bt[0] - fit.bt[1], 2f64.ln(), epsilon = 1e-7);
     assert_abs_diff_eq!(fit.bt[1] - fit.bt[2], 2f64.ln(), epsilon = 1e-7);
@@ -376,24 +336,11 @@ fn bt_three_players_known_solution() {
 fn bt_prior_keeps_never_winner_finite_and_ci_brackets() {
     let mut data = Vec::new();
     for k in 0..10 {
-        data.push(outcome(
-            &format!("q{k}"),
-            0,
-            1,
-            if k < 7 { 1.0 } else { 0.0 },
-        ));
+        data.push(outcome(&format!("q{k}"), 0, 1, if k < 7 { 1.0 } else { 0.0 }));
         data.push(outcome(&format!("q{k}"), 1, 2, 1.0)); // 2 never wins
         data.push(outcome(&format!("q{k}"), 0, 2, 1.0));
     }
-    let fit = bradley_terry::fit(
-        3,
-        &data,
-        &BtConfig {
-            n_boot: 200,
-            seed: 3,
-            ..BtConfig::default()
-        },
-    );
+    let fit = bradley_terry::fit(3, &data, &BtConfig { n_boot: 200, seed: 3, ..BtConfig::default() });
     assert!(fit.converged);
     assert!(fit.bt.iter().all(|b| b.is_finite()));
     assert!(fit.bt[0] > fit.bt[1] && fit.bt[1] > fit.bt[2]);
@@ -402,15 +349,7 @@ fn bt_prior_keeps_never_winner_finite_and_ci_brackets() {
     }
     assert!(fit.ci_low[0] < fit.ci_high[0]);
     // Seeded: same CI on a rerun.
-    let again = bradley_terry::fit(
-        3,
-        &data,
-        &BtConfig {
-            n_boot: 200,
-            seed: 3,
-            ..BtConfig::default()
-        },
-    );
+    let again = bradley_terry::fit(3, &data, &BtConfig { n_boot: 200, seed: 3, ..BtConfig::default() });
     assert_eq!(fit, again);
 }
 
@@ -418,10 +357,7 @@ fn bt_prior_keeps_never_winner_finite_and_ci_brackets() {
 
 /// Eight systems in a scrambled input order; the true strength is the number in the name.
 fn scripted_systems() -> Vec<String> {
-    [5, 2, 7, 0, 3, 6, 1, 4]
-        .iter()
-        .map(|s| format!("sys{s}"))
-        .collect()
+    [5, 2, 7, 0, 3, 6, 1, 4].iter().map(|s| format!("sys{s}")).collect()
 }
 
 fn strength(name: &str) -> u32 {
@@ -442,13 +378,7 @@ fn graded(a: &str, b: &str) -> MatchResult {
 
 fn fixed(s_a: f64) -> MatchResult {
     MatchResult {
-        scores: (0..5)
-            .map(|q| QuestionScore {
-                question: format!("q{q}"),
-                s_a,
-                s_b: 1.0 - s_a,
-            })
-            .collect(),
+        scores: (0..5).map(|q| QuestionScore { question: format!("q{q}"), s_a, s_b: 1.0 - s_a }).collect(),
         judge_calls: 10,
     }
 }
@@ -462,19 +392,12 @@ fn check_recovers_order(
     let cfg = TournamentConfig {
         format,
         rank_by,
-        bt: BtConfig {
-            n_boot: 100,
-            ..BtConfig::default()
-        },
+        bt: BtConfig { n_boot: 100, ..BtConfig::default() },
         ..TournamentConfig::default()
     };
     let lb = tournament::run(&systems, &cfg, judge);
     let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
-    assert_eq!(
-        names,
-        ["sys7", "sys6", "sys5", "sys4", "sys3", "sys2", "sys1", "sys0"],
-        "{format:?}"
-    );
+    assert_eq!(names, ["sys7", "sys6", "sys5", "sys4", "sys3", "sys2", "sys1", "sys0"], "{format:?}");
     let total: f64 = lb.systems.iter().map(|s| s.elo).sum();
     assert_abs_diff_eq!(total, 8000.0, epsilon = 1e-6); // zero-sum updates
     for (k, s) in lb.systems.iter().enumerate() {
@@ -511,13 +434,7 @@ fn round_robin_recovers_strength_order() {
 fn leaderboard_serialises() {
     let lb = tournament::run(
         &scripted_systems()[..3],
-        &TournamentConfig {
-            bt: BtConfig {
-                n_boot: 0,
-                ..BtConfig::default()
-            },
-            ..TournamentConfig::default()
-        },
+        &TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() },
         scripted,
     );
     let json = serde_json::to_string(&lb).unwrap();
@@ -532,21 +449,8 @@ fn draws_count_as_ties() {
     let systems: Vec<String> = vec!["a".into(), "b".into()];
     let lb = tournament::run(
         &systems,
-        &TournamentConfig {
-            bt: BtConfig {
-                n_boot: 0,
-                ..BtConfig::default()
-            },
-            ..TournamentConfig::default()
-        },
-        |_, _| MatchResult {
-            scores: vec![QuestionScore {
-                question: "q".into(),
-                s_a: 0.5,
-                s_b: 0.5,
-            }],
-            judge_calls: 1,
-        },
+        &TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() },
+        |_, _| MatchResult { scores: vec![QuestionScore { question: "q".into(), s_a: 0.5, s_b: 0.5 }], judge_calls: 1 },
     );
     assert!(lb.systems.iter().all(|s| s.ties == 1 && s.elo == 1000.0));
 }
@@ -557,13 +461,7 @@ fn swiss_elo_ranking_is_exact_only_at_the_ends() {
     // on pairing order (sys4 ends at 1001.47 above sys5 at 1000.00), so only the 4-0, 3-1,
     // 1-3 and 0-4 places are exact. Elo still agrees with match records.
     let systems = scripted_systems();
-    let cfg = TournamentConfig {
-        bt: BtConfig {
-            n_boot: 0,
-            ..BtConfig::default()
-        },
-        ..TournamentConfig::default()
-    };
+    let cfg = TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() };
     let lb = tournament::run(&systems, &cfg, scripted);
     let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
     assert_eq!(&names[..2], ["sys7", "sys6"]);
@@ -577,13 +475,7 @@ fn swiss_elo_with_graded_margins_keeps_the_top_and_bottom() {
     // Graded margins, Elo ranking: strongest first and weakest last.
     let lb = tournament::run(
         &scripted_systems(),
-        &TournamentConfig {
-            bt: BtConfig {
-                n_boot: 0,
-                ..BtConfig::default()
-            },
-            ..TournamentConfig::default()
-        },
+        &TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() },
         graded,
     );
     assert_eq!(lb.systems[0].system, "sys7");

@@ -26,11 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let v: Value = serde_json::from_str(&line)?;
-        let get = |k: &str| {
-            v[k].as_str()
-                .map(str::to_owned)
-                .ok_or(format!("missing {k}"))
-        };
+        let get = |k: &str| v[k].as_str().map(str::to_owned).ok_or(format!("missing {k}"));
         pairs.push((get("answer")?, get("reference")?));
     }
 
@@ -49,13 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         per_metric[0] += (t1 - t0).as_secs_f64();
         per_metric[1] += (t2 - t1).as_secs_f64();
         per_metric[2] += (t3 - t2).as_secs_f64();
-        scores.push([
-            r.rouge1.fmeasure,
-            r.rouge2.fmeasure,
-            r.rouge_l.fmeasure,
-            b.score,
-            c.score,
-        ]);
+        scores.push([r.rouge1.fmeasure, r.rouge2.fmeasure, r.rouge_l.fmeasure, b.score, c.score]);
     }
     let seconds = start.elapsed().as_secs_f64();
 
@@ -66,9 +56,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     out.flush()?;
     let [rouge, bleu, chrf] = per_metric;
-    println!(
-        "{}",
-        json!({"pairs": pairs.len(), "seconds": seconds, "rouge_s": rouge, "bleu_s": bleu, "chrf_s": chrf})
-    );
+    println!("{}", json!({"pairs": pairs.len(), "seconds": seconds, "rouge_s": rouge, "bleu_s": bleu, "chrf_s": chrf}));
     Ok(())
 }

@@ -37,9 +37,7 @@ pub struct LexicalMetric {
 impl LexicalMetric {
     /// The metric, with the Porter stemmer for ROUGE when `use_stemmer`.
     pub fn new(use_stemmer: bool) -> Self {
-        Self {
-            rouge: RougeScorer::new(use_stemmer),
-        }
+        Self { rouge: RougeScorer::new(use_stemmer) }
     }
 
     /// The 13 values for one answer and one reference, in [`COLUMNS`] order.
@@ -81,10 +79,7 @@ impl Metric for LexicalMetric {
             Some(reference) => self.values(&record.answer, reference).map(Some).to_vec(),
             None => vec![None; COLUMNS.len()],
         };
-        Ok(MetricOutput {
-            values,
-            detail: None,
-        })
+        Ok(MetricOutput { values, detail: None })
     }
 }
 
@@ -103,12 +98,7 @@ mod tests {
 
     #[test]
     fn no_reference_gives_no_values() {
-        let r = Record {
-            id: "q".into(),
-            query: "q".into(),
-            answer: "a".into(),
-            ..Record::default()
-        };
+        let r = Record { id: "q".into(), query: "q".into(), answer: "a".into(), ..Record::default() };
         let out = LexicalMetric::new(false).score(&r).unwrap();
         assert_eq!(out.values, vec![None; 13]);
     }

@@ -109,12 +109,7 @@ fn is_13a_symbol(b: u8) -> bool {
 /// exactly two characters where the character classes only single out ASCII bytes; any other
 /// byte of a multi-byte UTF-8 character falls in the negated class `[^0-9]`, just as the whole
 /// character does in Python, so byte-wise scanning yields the same string.
-fn sub_pairs(
-    src: &[u8],
-    out: &mut Vec<u8>,
-    matches: impl Fn(u8, u8) -> bool,
-    emit: impl Fn(u8, u8, &mut Vec<u8>),
-) {
+fn sub_pairs(src: &[u8], out: &mut Vec<u8>, matches: impl Fn(u8, u8) -> bool, emit: impl Fn(u8, u8, &mut Vec<u8>)) {
     out.clear();
     let mut i = 0;
     while i < src.len() {
@@ -145,11 +140,7 @@ pub fn tokenize_13a_string(line: &str) -> String {
     line = replace_if(line, "-\n", "");
     line = replace_if(line, "\n", " ");
     if line.contains('&') {
-        line = line
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">");
+        line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
     }
     let mut a: Vec<u8> = Vec::with_capacity(line.len() * 2 + 2);
     a.push(b' ');
@@ -178,14 +169,8 @@ pub fn tokenize_13a_string(line: &str) -> String {
         |x, y, o| o.extend_from_slice(&[b' ', x, b' ', y]),
     );
     // ([0-9])(-) -> '\1 \2 '
-    sub_pairs(
-        &a,
-        &mut b,
-        |x, y| digit(x) && y == b'-',
-        |x, y, o| o.extend_from_slice(&[x, b' ', y, b' ']),
-    );
-    let s = String::from_utf8(b)
-        .expect("13a substitutions only insert ASCII spaces at character boundaries");
+    sub_pairs(&a, &mut b, |x, y| digit(x) && y == b'-', |x, y, o| o.extend_from_slice(&[x, b' ', y, b' ']));
+    let s = String::from_utf8(b).expect("13a substitutions only insert ASCII spaces at character boundaries");
     let mut out = String::with_capacity(s.len());
     for t in py_split(&s) {
         if !out.is_empty() {
@@ -198,11 +183,7 @@ pub fn tokenize_13a_string(line: &str) -> String {
 
 /// sacrebleu's `13a` tokenizer: the tokens of `line` (see [`tokenize_13a_string`]).
 pub fn tokenize_13a(line: &str) -> Vec<String> {
-    tokenize_13a_string(line)
-        .split(' ')
-        .filter(|t| !t.is_empty())
-        .map(str::to_owned)
-        .collect()
+    tokenize_13a_string(line).split(' ').filter(|t| !t.is_empty()).map(str::to_owned).collect()
 }
 
 /// `BLEU._preprocess_segment` with default options: `rstrip()` then `13a`.
@@ -247,30 +228,13 @@ fn my_log(x: f64) -> f64 {
 
 /// `BLEU.compute_bleu` with `smooth_method='exp'` and `max_ngram_order=4`.
 fn compute_bleu(stats: &BleuStats, effective_order: bool) -> BleuScore {
-    let BleuStats {
-        sys_len,
-        ref_len,
-        correct,
-        total,
-    } = *stats;
+    let BleuStats { sys_len, ref_len, correct, total } = *stats;
     let mut bp = 1.0;
     if sys_len < ref_len {
-        bp = if sys_len > 0 {
-            (1.0 - ref_len as f64 / sys_len as f64).exp()
-        } else {
-            0.0
-        };
+        bp = if sys_len > 0 { (1.0 - ref_len as f64 / sys_len as f64).exp() } else { 0.0 };
     }
     let mut precisions = [0.0; MAX_NGRAM_ORDER];
-    let mut out = BleuScore {
-        score: 0.0,
-        counts: correct,
-        totals: total,
-        precisions,
-        bp,
-        sys_len,
-        ref_len,
-    };
+    let mut out = BleuScore { score: 0.0, counts: correct, totals: total, precisions, bp, sys_len, ref_len };
     if correct.iter().all(|&c| c == 0) {
         return out;
     }
@@ -290,9 +254,7 @@ fn compute_bleu(stats: &BleuStats, effective_order: bool) -> BleuScore {
             precisions[n - 1] = 100.0 * correct[n - 1] as f64 / total[n - 1] as f64;
         }
     }
-    let log_sum = precisions[..eff_order]
-        .iter()
-        .fold(0.0, |acc, &p| acc + my_log(p));
+    let log_sum = precisions[..eff_order].iter().fold(0.0, |acc, &p| acc + my_log(p));
     out.score = bp * (log_sum / eff_order as f64).exp();
     out.precisions = precisions;
     out
@@ -330,16 +292,14 @@ trait NgramKey: Copy + Eq + std::hash::Hash {
 impl NgramKey for u64 {
     #[inline]
     fn pack(ids: &[u32]) -> Self {
-        ids.iter()
-            .fold(0u64, |k, &id| (k << 16) | u64::from(id + 1))
+        ids.iter().fold(0u64, |k, &id| (k << 16) | u64::from(id + 1))
     }
 }
 
 impl NgramKey for u128 {
     #[inline]
     fn pack(ids: &[u32]) -> Self {
-        ids.iter()
-            .fold(0u128, |k, &id| (k << 32) | u128::from(id + 1))
+        ids.iter().fold(0u128, |k, &id| (k << 32) | u128::from(id + 1))
     }
 }
 
@@ -424,10 +384,7 @@ fn count_matches<K: NgramKey>(hyp_ids: &[u32], ref_ids: &[Vec<u32>], st: &mut Bl
 }
 
 /// Maps tokens to dense ids shared by one hypothesis and its references.
-pub(crate) fn intern<'a, S: AsRef<str>>(
-    toks: &'a [S],
-    vocab: &mut FxHashMap<&'a str, u32>,
-) -> Vec<u32> {
+pub(crate) fn intern<'a, S: AsRef<str>>(toks: &'a [S], vocab: &mut FxHashMap<&'a str, u32>) -> Vec<u32> {
     toks.iter()
         .map(|t| {
             let next = vocab.len() as u32;
@@ -507,11 +464,7 @@ mod tests {
 
     #[test]
     fn corpus_merge_equals_sequential_add() {
-        let data = [
-            ("a b c d", "a b c e"),
-            ("the cat sat", "a cat sat down"),
-            ("x", "y z"),
-        ];
+        let data = [("a b c d", "a b c e"), ("the cat sat", "a cat sat down"), ("x", "y z")];
         let mut all = CorpusBleu::new();
         let (mut left, mut right) = (CorpusBleu::new(), CorpusBleu::new());
         for (i, (h, r)) in data.iter().enumerate() {

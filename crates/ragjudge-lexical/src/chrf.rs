@@ -42,16 +42,8 @@ impl ChrfStats {
         let (mut avg_prec, mut avg_rec) = (0.0f64, 0.0f64);
         let mut effective_order = 0u32;
         for &[n_hyp, n_ref, n_match] in &self.orders {
-            let prec = if n_hyp > 0 {
-                n_match as f64 / n_hyp as f64
-            } else {
-                EPS
-            };
-            let rec = if n_ref > 0 {
-                n_match as f64 / n_ref as f64
-            } else {
-                EPS
-            };
+            let prec = if n_hyp > 0 { n_match as f64 / n_hyp as f64 } else { EPS };
+            let rec = if n_ref > 0 { n_match as f64 / n_ref as f64 } else { EPS };
             if n_hyp > 0 && n_ref > 0 {
                 avg_prec += prec;
                 avg_rec += rec;
@@ -93,10 +85,7 @@ impl ChrfScore {
 
 /// The characters of `s` without Python whitespace, as code points.
 fn chars_no_space(s: &str) -> Vec<u32> {
-    s.chars()
-        .filter(|&c| !is_py_space(c))
-        .map(u32::from)
-        .collect()
+    s.chars().filter(|&c| !is_py_space(c)).map(u32::from).collect()
 }
 
 /// An n-gram key packing up to [`CHAR_ORDER`] symbols of `bits` bits each (symbols are >= 1).
@@ -119,12 +108,7 @@ impl NgramKey for u128 {
 }
 
 /// Statistics of `hyp` against one reference (`CHRF._get_match_statistics` for every order).
-fn match_stats<K: NgramKey>(
-    hyp: &[u32],
-    reference: &[u32],
-    bits: u32,
-    counts: &mut FxHashMap<K, u32>,
-) -> ChrfStats {
+fn match_stats<K: NgramKey>(hyp: &[u32], reference: &[u32], bits: u32, counts: &mut FxHashMap<K, u32>) -> ChrfStats {
     let mut st = ChrfStats::default();
     for n in 1..=CHAR_ORDER {
         counts.clear();
@@ -165,11 +149,7 @@ pub fn segment_stats(hypothesis: &str, references: &[&str]) -> ChrfStats {
     let mut next = 0u32;
     for t in texts.iter_mut() {
         for c in t.iter_mut() {
-            let slot = if *c < 128 {
-                &mut ascii[*c as usize]
-            } else {
-                other.entry(*c).or_insert(0)
-            };
+            let slot = if *c < 128 { &mut ascii[*c as usize] } else { other.entry(*c).or_insert(0) };
             if *slot == 0 {
                 next += 1;
                 *slot = next;
@@ -189,11 +169,7 @@ pub fn segment_stats(hypothesis: &str, references: &[&str]) -> ChrfStats {
         large.reserve(cap);
     }
     for r in refs {
-        let st = if next < 1 << 10 {
-            match_stats(hyp, r, 10, &mut small)
-        } else {
-            match_stats(hyp, r, 21, &mut large)
-        };
+        let st = if next < 1 << 10 { match_stats(hyp, r, 10, &mut small) } else { match_stats(hyp, r, 21, &mut large) };
         let f = st.f_score();
         if f > best_f {
             best_f = f;
@@ -206,10 +182,7 @@ pub fn segment_stats(hypothesis: &str, references: &[&str]) -> ChrfStats {
 /// Sentence chrF as `sacrebleu.sentence_chrf(hypothesis, references)`.
 pub fn sentence_chrf(hypothesis: &str, references: &[&str]) -> ChrfScore {
     let stats = segment_stats(hypothesis, references);
-    ChrfScore {
-        score: stats.f_score(),
-        stats,
-    }
+    ChrfScore { score: stats.f_score(), stats }
 }
 
 /// Streaming corpus chrF as `sacrebleu.corpus_chrf`: sums segment statistics, constant memory.
@@ -223,10 +196,7 @@ impl Corpus<ChrfStats> {
 
     /// Corpus chrF over everything added so far.
     pub fn score(&self) -> ChrfScore {
-        ChrfScore {
-            score: self.stats().f_score(),
-            stats: *self.stats(),
-        }
+        ChrfScore { score: self.stats().f_score(), stats: *self.stats() }
     }
 }
 

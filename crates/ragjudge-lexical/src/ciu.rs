@@ -159,10 +159,7 @@ pub struct CiuConversation {
 impl CiuConversation {
     /// A conversation with no turns yet.
     pub fn new(opts: CiuOptions) -> Self {
-        Self {
-            opts,
-            counts: HashMap::new(),
-        }
+        Self { opts, counts: HashMap::new() }
     }
 
     /// Records a turn that is not scored (e.g. a user turn): its words count towards `freq`.
@@ -186,11 +183,7 @@ impl CiuConversation {
             .iter()
             .filter_map(|(token, sentence)| {
                 let pos = *first_pos.get(token.as_str())?;
-                let gamma = if opts.position_discount {
-                    (1.0 - pos as f64 / n as f64).max(0.0)
-                } else {
-                    1.0
-                };
+                let gamma = if opts.position_discount { (1.0 - pos as f64 / n as f64).max(0.0) } else { 1.0 };
                 let freq = if opts.frequency_discount {
                     (self.counts.get(token).copied().unwrap_or(0) + 1) as f64
                 } else {
@@ -209,11 +202,7 @@ impl CiuConversation {
         matches.sort_by_key(|m| m.pos);
         let gain: f64 = matches.iter().map(|m| m.contribution).sum();
         let chars = utterance.trim().chars().count();
-        let effort = if opts.effort {
-            opts.c_char * chars as f64
-        } else {
-            0.0
-        };
+        let effort = if opts.effort { opts.c_char * chars as f64 } else { 0.0 };
         CiuResult {
             value: gain - effort,
             detail: CiuDetail {
@@ -248,21 +237,13 @@ pub fn ciu(utterance: &str, history: &[&str], grounding: &str, opts: &CiuOptions
 ///
 /// `groundings` holds either one document shared by all turns or one per turn; a turn beyond the
 /// end of a longer-than-one list gets an empty grounding (so it scores `-E_i`).
-pub fn ciu_conversation_detailed(
-    turns: &[&str],
-    groundings: &[&str],
-    opts: &CiuOptions,
-) -> Vec<CiuResult> {
+pub fn ciu_conversation_detailed(turns: &[&str], groundings: &[&str], opts: &CiuOptions) -> Vec<CiuResult> {
     let mut conv = CiuConversation::new(opts.clone());
     turns
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let g = if groundings.len() == 1 {
-                groundings[0]
-            } else {
-                groundings.get(i).copied().unwrap_or("")
-            };
+            let g = if groundings.len() == 1 { groundings[0] } else { groundings.get(i).copied().unwrap_or("") };
             conv.score_turn(t, g)
         })
         .collect()
@@ -270,10 +251,7 @@ pub fn ciu_conversation_detailed(
 
 /// The values of [`ciu_conversation_detailed`].
 pub fn ciu_conversation(turns: &[&str], groundings: &[&str], opts: &CiuOptions) -> Vec<f64> {
-    ciu_conversation_detailed(turns, groundings, opts)
-        .into_iter()
-        .map(|r| r.value)
-        .collect()
+    ciu_conversation_detailed(turns, groundings, opts).into_iter().map(|r| r.value).collect()
 }
 
 /// CIU of a record: its `answer`, with `history` as the earlier turns and
@@ -305,10 +283,7 @@ impl Metric for CiuMetric {
             return Err(format!("ciu is not finite ({}); check c_char", r.value));
         }
         let detail = serde_json::to_value(&r.detail).map_err(|e| e.to_string())?;
-        Ok(MetricOutput {
-            values: vec![Some(r.value)],
-            detail: Some(detail),
-        })
+        Ok(MetricOutput { values: vec![Some(r.value)], detail: Some(detail) })
     }
 }
 
@@ -320,13 +295,7 @@ mod tests {
     fn sentences() {
         assert_eq!(
             split_sentences("It costs 3.5 dollars. Why? Yes!\nNext line 北京。好"),
-            [
-                "It costs 3.5 dollars.",
-                "Why?",
-                "Yes!",
-                "Next line 北京。",
-                "好"
-            ]
+            ["It costs 3.5 dollars.", "Why?", "Yes!", "Next line 北京。", "好"]
         );
         assert!(split_sentences("  ").is_empty());
     }

@@ -16,10 +16,7 @@ pub struct Corpus<S> {
 impl<S: SegmentStats> Corpus<S> {
     /// An empty accumulator.
     pub fn new() -> Self {
-        Self {
-            stats: S::default(),
-            segments: 0,
-        }
+        Self { stats: S::default(), segments: 0 }
     }
 
     /// Adds precomputed segment statistics (for example from another thread).

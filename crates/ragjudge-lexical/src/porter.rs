@@ -111,11 +111,7 @@ fn apply_rules(word: &[char], rules: &[(&str, &str, Option<Cond<'_>>)]) -> Word 
     for &(suffix, replacement, cond) in rules {
         if ends_with(word, suffix) {
             let stem = strip(word, suffix);
-            return if cond.is_none_or(|c| c(&stem)) {
-                join(&stem, replacement)
-            } else {
-                word.to_vec()
-            };
+            return if cond.is_none_or(|c| c(&stem)) { join(&stem, replacement) } else { word.to_vec() };
         }
     }
     word.to_vec()
@@ -125,15 +121,7 @@ fn step1a(word: &[char]) -> Word {
     if ends_with(word, "ies") && word.len() == 4 {
         return join(&strip(word, "ies"), "ie");
     }
-    apply_rules(
-        word,
-        &[
-            ("sses", "ss", None),
-            ("ies", "i", None),
-            ("ss", "ss", None),
-            ("s", "", None),
-        ],
-    )
+    apply_rules(word, &[("sses", "ss", None), ("ies", "i", None), ("ss", "ss", None), ("s", "", None)])
 }
 
 fn step1b(word: &[char]) -> Word {
@@ -143,11 +131,7 @@ fn step1b(word: &[char]) -> Word {
     }
     if ends_with(word, "eed") {
         let stem = strip(word, "eed");
-        return if measure(&stem) > 0 {
-            join(&stem, "ee")
-        } else {
-            word.to_vec()
-        };
+        return if measure(&stem) > 0 { join(&stem, "ee") } else { word.to_vec() };
     }
     let mut inter: Option<Word> = None;
     for suffix in ["ed", "ing"] {
@@ -169,11 +153,7 @@ fn step1b(word: &[char]) -> Word {
     }
     if ends_double_consonant(&stem) {
         let last = stem[stem.len() - 1];
-        return if matches!(last, 'l' | 's' | 'z') {
-            stem
-        } else {
-            stem[..stem.len() - 1].to_vec()
-        };
+        return if matches!(last, 'l' | 's' | 'z') { stem } else { stem[..stem.len() - 1].to_vec() };
     }
     if measure(&stem) == 1 && ends_cvc(&stem) {
         return join(&stem, "e");

@@ -48,11 +48,7 @@ pub struct RakeOptions {
 
 impl Default for RakeOptions {
     fn default() -> Self {
-        Self {
-            max_words: None,
-            min_chars: 1,
-            limit: KeywordLimit::All,
-        }
+        Self { max_words: None, min_chars: 1, limit: KeywordLimit::All }
     }
 }
 
@@ -74,11 +70,7 @@ pub fn rake(text: &str, opts: &RakeOptions) -> Vec<Keyword> {
 }
 
 /// [`rake`] with a caller-supplied stop-word predicate (called with lower-case words).
-pub fn rake_with_stopwords(
-    text: &str,
-    opts: &RakeOptions,
-    is_stopword: impl Fn(&str) -> bool,
-) -> Vec<Keyword> {
+pub fn rake_with_stopwords(text: &str, opts: &RakeOptions, is_stopword: impl Fn(&str) -> bool) -> Vec<Keyword> {
     // 1. Candidate occurrences, in text order.
     let mut candidates: Vec<Vec<String>> = Vec::new();
     let mut current: Vec<String> = Vec::new();
@@ -176,9 +168,7 @@ pub(crate) fn lex(text: &str) -> Vec<Lexeme> {
             word.extend(c.to_lowercase());
         } else if matches!(c, '\'' | '\u{2019}') && !word.is_empty() && prev_word && next_word {
             word.push('\'');
-        } else if c.is_whitespace()
-            || (matches!(c, '-' | '\u{2010}' | '\u{2011}') && prev_word && next_word)
-        {
+        } else if c.is_whitespace() || (matches!(c, '-' | '\u{2010}' | '\u{2011}') && prev_word && next_word) {
             // A word separator that does not end the phrase.
             end_word(&mut word, &mut out);
         } else {
@@ -231,10 +221,7 @@ mod tests {
     fn tokeniser_rules() {
         assert_eq!(w("Don’t STOP-me now!"), ["don't", "stop", "me", "now"]);
         assert_eq!(w("'quoted' dogs' bone"), ["quoted", "dogs", "bone"]);
-        assert_eq!(
-            w("北京大学 in 2024"),
-            ["北", "京", "大", "学", "in", "2024"]
-        );
+        assert_eq!(w("北京大学 in 2024"), ["北", "京", "大", "学", "in", "2024"]);
         assert_eq!(w("Ünïcode café"), ["ünïcode", "café"]);
         assert!(w("  ... ").is_empty());
     }
@@ -243,17 +230,7 @@ mod tests {
     fn delimiters() {
         use Lexeme::*;
         let l = lex("a-b, c - d");
-        assert_eq!(
-            l,
-            vec![
-                Word("a".into()),
-                Word("b".into()),
-                Break,
-                Word("c".into()),
-                Break,
-                Word("d".into())
-            ]
-        );
+        assert_eq!(l, vec![Word("a".into()), Word("b".into()), Break, Word("c".into()), Break, Word("d".into())]);
     }
 
     #[test]
@@ -264,49 +241,27 @@ mod tests {
         // deg:  fast 3+1=4, keyword 3+2=5, extraction 3, scoring 2.
         // word scores: fast 2, keyword 2.5, extraction 3, scoring 2.
         // phrases: "fast keyword extraction" 2+2.5+3 = 7.5; "keyword scoring" 2.5+2 = 4.5; "fast" 2.
-        let k = rake(
-            "Fast keyword extraction. Keyword scoring is fast.",
-            &RakeOptions::default(),
-        );
+        let k = rake("Fast keyword extraction. Keyword scoring is fast.", &RakeOptions::default());
         let got: Vec<(&str, f64)> = k.iter().map(|k| (k.phrase.as_str(), k.score)).collect();
-        assert_eq!(
-            got,
-            vec![
-                ("fast keyword extraction", 7.5),
-                ("keyword scoring", 4.5),
-                ("fast", 2.0)
-            ]
-        );
+        assert_eq!(got, vec![("fast keyword extraction", 7.5), ("keyword scoring", 4.5), ("fast", 2.0)]);
     }
 
     #[test]
     fn options_filter_before_scoring() {
         // max_words 2 drops "fast keyword extraction": candidates [keyword scoring], [fast].
         // keyword 2/1 = 2, scoring 2, fast 1/1 = 1 -> "keyword scoring" 4, "fast" 1.
-        let opts = RakeOptions {
-            max_words: Some(2),
-            ..Default::default()
-        };
+        let opts = RakeOptions { max_words: Some(2), ..Default::default() };
         let k = rake("Fast keyword extraction. Keyword scoring is fast.", &opts);
         assert_eq!(k.len(), 2);
         assert_eq!((k[0].phrase.as_str(), k[0].score), ("keyword scoring", 4.0));
         assert_eq!((k[1].phrase.as_str(), k[1].score), ("fast", 1.0));
         // min_chars 5 drops "fast" (4 chars).
-        let opts = RakeOptions {
-            min_chars: 5,
-            ..Default::default()
-        };
+        let opts = RakeOptions { min_chars: 5, ..Default::default() };
         let k = rake("Fast keyword extraction. Keyword scoring is fast.", &opts);
         assert!(k.iter().all(|k| k.phrase != "fast"));
         // Top(1)
-        let opts = RakeOptions {
-            limit: KeywordLimit::Top(1),
-            ..Default::default()
-        };
-        assert_eq!(
-            rake("Fast keyword extraction. Keyword scoring is fast.", &opts).len(),
-            1
-        );
+        let opts = RakeOptions { limit: KeywordLimit::Top(1), ..Default::default() };
+        assert_eq!(rake("Fast keyword extraction. Keyword scoring is fast.", &opts).len(), 1);
     }
 
     #[test]

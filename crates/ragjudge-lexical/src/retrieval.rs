@@ -57,11 +57,7 @@ pub struct RetrievalOptions {
 
 impl Default for RetrievalOptions {
     fn default() -> Self {
-        Self {
-            threshold: 2.0,
-            short_list: ShortList::Undefined,
-            gain: Gain::Linear,
-        }
+        Self { threshold: 2.0, short_list: ShortList::Undefined, gain: Gain::Linear }
     }
 }
 
@@ -90,10 +86,7 @@ fn cutoff(len: usize, k: usize, opts: &RetrievalOptions) -> Option<usize> {
 }
 
 fn hits(grades: &[Option<f64>], n: usize, threshold: f64) -> usize {
-    grades[..n]
-        .iter()
-        .filter(|&&g| is_relevant(g, threshold))
-        .count()
+    grades[..n].iter().filter(|&&g| is_relevant(g, threshold)).count()
 }
 
 /// Precision@K (module docs).
@@ -121,12 +114,7 @@ pub fn mrr(grades: &[Option<f64>], opts: &RetrievalOptions) -> Option<f64> {
     if grades.is_empty() {
         return None;
     }
-    Some(
-        grades
-            .iter()
-            .position(|&g| is_relevant(g, opts.threshold))
-            .map_or(0.0, |i| 1.0 / (i + 1) as f64),
-    )
+    Some(grades.iter().position(|&g| is_relevant(g, opts.threshold)).map_or(0.0, |i| 1.0 / (i + 1) as f64))
 }
 
 /// Recall@K against the relevant passages of the given list; `None` when it has none.
@@ -142,13 +130,7 @@ pub fn recall_at_k(grades: &[Option<f64>], k: usize, opts: &RetrievalOptions) ->
 /// nDCG@K with the ideal ranking taken from the given grades; `None` when IDCG is 0.
 pub fn ndcg_at_k(grades: &[Option<f64>], k: usize, opts: &RetrievalOptions) -> Option<f64> {
     let n = cutoff(grades.len(), k, opts)?;
-    let dcg = |gains: &[f64]| -> f64 {
-        gains
-            .iter()
-            .enumerate()
-            .map(|(i, g)| g / ((i + 2) as f64).log2())
-            .sum()
-    };
+    let dcg = |gains: &[f64]| -> f64 { gains.iter().enumerate().map(|(i, g)| g / ((i + 2) as f64).log2()).sum() };
     let gains: Vec<f64> = grades.iter().map(|&g| gain(g, opts.gain)).collect();
     let mut ideal = gains.clone();
     ideal.sort_by(|a, b| b.total_cmp(a));
@@ -190,11 +172,7 @@ pub struct RetrievalScores {
 }
 
 /// Computes every metric for each K of `ks`.
-pub fn retrieval_scores(
-    grades: &[Option<f64>],
-    ks: &[usize],
-    opts: &RetrievalOptions,
-) -> RetrievalScores {
+pub fn retrieval_scores(grades: &[Option<f64>], ks: &[usize], opts: &RetrievalOptions) -> RetrievalScores {
     RetrievalScores {
         at_k: ks
             .iter()
@@ -208,10 +186,7 @@ pub fn retrieval_scores(
             .collect(),
         mrr: mrr(grades, opts),
         passages: grades.len(),
-        judged: grades
-            .iter()
-            .filter(|g| g.is_some_and(f64::is_finite))
-            .count(),
+        judged: grades.iter().filter(|g| g.is_some_and(f64::is_finite)).count(),
         relevant: hits(grades, grades.len(), opts.threshold),
     }
 }
@@ -230,10 +205,7 @@ pub struct RetrievalMetric {
 
 impl Default for RetrievalMetric {
     fn default() -> Self {
-        Self {
-            ks: vec![1, 3, 5],
-            opts: RetrievalOptions::default(),
-        }
+        Self { ks: vec![1, 3, 5], opts: RetrievalOptions::default() }
     }
 }
 
@@ -268,9 +240,6 @@ impl Metric for RetrievalMetric {
             v
         };
         let detail = serde_json::to_value(&s).map_err(|e| e.to_string())?;
-        Ok(MetricOutput {
-            values,
-            detail: Some(detail),
-        })
+        Ok(MetricOutput { values, detail: Some(detail) })
     }
 }

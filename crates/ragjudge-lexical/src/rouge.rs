@@ -26,11 +26,7 @@ pub struct PrfScore {
 
 impl PrfScore {
     fn new(precision: f64, recall: f64) -> Self {
-        PrfScore {
-            precision,
-            recall,
-            fmeasure: fmeasure(precision, recall),
-        }
+        PrfScore { precision, recall, fmeasure: fmeasure(precision, recall) }
     }
 }
 
@@ -68,11 +64,7 @@ pub fn tokenize(text: &str, use_stemmer: bool) -> Vec<String> {
     let flush = |cur: &mut String, tokens: &mut Vec<String>| {
         if !cur.is_empty() {
             let t = std::mem::take(cur);
-            tokens.push(if use_stemmer && t.len() > 3 {
-                PorterStemmer.stem(&t)
-            } else {
-                t
-            });
+            tokens.push(if use_stemmer && t.len() > 3 { PorterStemmer.stem(&t) } else { t });
         }
     };
     for c in text.chars() {
@@ -98,12 +90,7 @@ pub fn tokenize(text: &str, use_stemmer: bool) -> Vec<String> {
 }
 
 /// Clipped n-gram overlap and both n-gram totals (`n` is 1 or 2).
-fn ngram_overlap(
-    target: &[u32],
-    prediction: &[u32],
-    n: usize,
-    vocab_len: usize,
-) -> (u64, u64, u64) {
+fn ngram_overlap(target: &[u32], prediction: &[u32], n: usize, vocab_len: usize) -> (u64, u64, u64) {
     let t_total = target.len().saturating_sub(n - 1) as u64;
     let p_total = prediction.len().saturating_sub(n - 1) as u64;
     let mut overlap = 0u64;
@@ -161,11 +148,7 @@ pub fn lcs_len(a: &[u32], b: &[u32]) -> usize {
         for (i, &s) in short.iter().enumerate() {
             *masks.entry(s).or_insert(0) |= 1u64 << i;
         }
-        let full = if short.len() == 64 {
-            u64::MAX
-        } else {
-            (1u64 << short.len()) - 1
-        };
+        let full = if short.len() == 64 { u64::MAX } else { (1u64 << short.len()) - 1 };
         let mut v = full;
         for &c in long {
             if let Some(&m) = masks.get(&c) {
@@ -180,11 +163,7 @@ pub fn lcs_len(a: &[u32], b: &[u32]) -> usize {
         let mut diag = 0u32;
         for j in 1..=short.len() {
             let up = row[j];
-            row[j] = if short[j - 1] == c {
-                diag + 1
-            } else {
-                up.max(row[j - 1])
-            };
+            row[j] = if short[j - 1] == c { diag + 1 } else { up.max(row[j - 1]) };
             diag = up;
         }
     }
@@ -212,11 +191,7 @@ impl RougeScorer {
             let lcs = lcs_len(&t, &p) as f64;
             PrfScore::new(lcs / p.len() as f64, lcs / t.len() as f64)
         };
-        RougeScores {
-            rouge1: rouge_n(&t, &p, 1, vocab_len),
-            rouge2: rouge_n(&t, &p, 2, vocab_len),
-            rouge_l,
-        }
+        RougeScores { rouge1: rouge_n(&t, &p, 1, vocab_len), rouge2: rouge_n(&t, &p, 2, vocab_len), rouge_l }
     }
 }
 
@@ -229,14 +204,7 @@ mod tests {
     #[test]
     fn four_token_rouge2() {
         let s = RougeScorer::new(false).score("a b c d", "a b d c");
-        assert_eq!(
-            s.rouge1,
-            PrfScore {
-                precision: 1.0,
-                recall: 1.0,
-                fmeasure: 1.0
-            }
-        );
+        assert_eq!(s.rouge1, PrfScore { precision: 1.0, recall: 1.0, fmeasure: 1.0 });
         assert!((s.rouge2.precision - 1.0 / 3.0).abs() < 1e-15);
         assert!((s.rouge2.recall - 1.0 / 3.0).abs() < 1e-15);
         assert!((s.rouge2.fmeasure - 1.0 / 3.0).abs() < 1e-15);
@@ -250,10 +218,7 @@ mod tests {
             tokenize("Hello, World! It's 2024-06-01 ÉTÉ İx", false),
             ["hello", "world", "it", "s", "2024", "06", "01", "t", "i", "x"]
         );
-        assert_eq!(
-            tokenize("running runs ran ponies", true),
-            ["run", "run", "ran", "poni"]
-        );
+        assert_eq!(tokenize("running runs ran ponies", true), ["run", "run", "ran", "poni"]);
     }
 
     #[test]
@@ -264,28 +229,13 @@ mod tests {
             let mut t = vec![vec![0usize; y.len() + 1]; x.len() + 1];
             for i in 1..=x.len() {
                 for j in 1..=y.len() {
-                    t[i][j] = if x[i - 1] == y[j - 1] {
-                        t[i - 1][j - 1] + 1
-                    } else {
-                        t[i - 1][j].max(t[i][j - 1])
-                    };
+                    t[i][j] = if x[i - 1] == y[j - 1] { t[i - 1][j - 1] + 1 } else { t[i - 1][j].max(t[i][j - 1]) };
                 }
             }
             t[x.len()][y.len()]
         };
-        for (la, lb) in [
-            (10, 150),
-            (64, 150),
-            (65, 150),
-            (200, 150),
-            (1, 1),
-            (64, 64),
-        ] {
-            assert_eq!(
-                lcs_len(&a[..la], &b[..lb]),
-                dp(&a[..la], &b[..lb]),
-                "{la}x{lb}"
-            );
+        for (la, lb) in [(10, 150), (64, 150), (65, 150), (200, 150), (1, 1), (64, 64)] {
+            assert_eq!(lcs_len(&a[..la], &b[..lb]), dp(&a[..la], &b[..lb]), "{la}x{lb}");
         }
     }
 

@@ -20,10 +20,7 @@ fn is_word_char(c: char) -> bool {
 /// SQuAD v1.1 `normalize_answer`, returned as its whitespace-separated tokens.
 pub fn normalize_tokens(s: &str) -> Vec<String> {
     let lowered = s.to_lowercase();
-    let no_punct: String = lowered
-        .chars()
-        .filter(|c| !PUNCTUATION.contains(*c))
-        .collect();
+    let no_punct: String = lowered.chars().filter(|c| !PUNCTUATION.contains(*c)).collect();
     // Remove whole-word articles: a maximal run of word characters equal to an article.
     let mut out = String::with_capacity(no_punct.len());
     let mut run_start: Option<usize> = None;
@@ -91,18 +88,12 @@ pub fn exact_match(prediction: &str, ground_truth: &str) -> f64 {
 
 /// `metric_max_over_ground_truths(f1_score, ...)`; 0.0 when there is no ground truth.
 pub fn max_token_f1(prediction: &str, ground_truths: &[&str]) -> f64 {
-    ground_truths
-        .iter()
-        .map(|g| token_f1(prediction, g))
-        .fold(0.0, f64::max)
+    ground_truths.iter().map(|g| token_f1(prediction, g)).fold(0.0, f64::max)
 }
 
 /// `metric_max_over_ground_truths(exact_match_score, ...)`; 0.0 when there is no ground truth.
 pub fn max_exact_match(prediction: &str, ground_truths: &[&str]) -> f64 {
-    ground_truths
-        .iter()
-        .map(|g| exact_match(prediction, g))
-        .fold(0.0, f64::max)
+    ground_truths.iter().map(|g| exact_match(prediction, g)).fold(0.0, f64::max)
 }
 
 #[cfg(test)]
@@ -111,10 +102,7 @@ mod tests {
 
     #[test]
     fn normalisation() {
-        assert_eq!(
-            normalize_answer("The  Cat, an apple & A dog!"),
-            "cat apple dog"
-        );
+        assert_eq!(normalize_answer("The  Cat, an apple & A dog!"), "cat apple dog");
         assert_eq!(normalize_answer("theatre another"), "theatre another");
         assert_eq!(normalize_answer("the-end"), "theend");
     }

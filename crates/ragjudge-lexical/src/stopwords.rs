@@ -11,13 +11,7 @@ const SMART_TXT: &str = include_str!("../data/smart_stopwords.txt");
 /// The SMART English stop-word list, lower case.
 pub fn smart() -> &'static HashSet<&'static str> {
     static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| {
-        SMART_TXT
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .collect()
-    })
+    SET.get_or_init(|| SMART_TXT.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect())
 }
 
 /// Whether `word` (already lower case) is a SMART stop word.

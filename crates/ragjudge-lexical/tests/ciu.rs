@@ -2,9 +2,7 @@
 
 use approx::assert_abs_diff_eq;
 use ragjudge_core::{Metric, Record, Turn};
-use ragjudge_lexical::ciu::{
-    ciu, ciu_conversation, ciu_conversation_detailed, ciu_record, CiuMetric, CiuOptions,
-};
+use ragjudge_lexical::ciu::{ciu, ciu_conversation, ciu_conversation_detailed, ciu_record, CiuMetric, CiuOptions};
 use ragjudge_lexical::rake::{rake, KeywordLimit, RakeOptions};
 
 const EPS: f64 = 1e-9;
@@ -23,12 +21,7 @@ const UTT: &str = "Curie won the Nobel prize twice";
 const HISTORY: [&str; 2] = ["Who won the Nobel prize?", "Marie Curie did, in 1903."];
 
 fn opts(position: bool, frequency: bool, effort: bool) -> CiuOptions {
-    CiuOptions {
-        position_discount: position,
-        frequency_discount: frequency,
-        effort,
-        ..Default::default()
-    }
+    CiuOptions { position_discount: position, frequency_discount: frequency, effort, ..Default::default() }
 }
 
 #[test]
@@ -42,12 +35,7 @@ fn no_history_all_discounts() {
     assert_eq!(r.detail.utterance_tokens, 6);
     assert_eq!(r.detail.utterance_chars, 31);
     assert_eq!(r.detail.d_sent_tokens, 5);
-    let m: Vec<(&str, usize)> = r
-        .detail
-        .matches
-        .iter()
-        .map(|m| (m.token.as_str(), m.pos))
-        .collect();
+    let m: Vec<(&str, usize)> = r.detail.matches.iter().map(|m| (m.token.as_str(), m.pos)).collect();
     assert_eq!(m, vec![("curie", 0), ("won", 1), ("nobel", 3)]);
     assert_abs_diff_eq!(r.detail.matches[1].gamma, 5.0 / 6.0, epsilon = EPS);
     assert_abs_diff_eq!(r.detail.matches[2].contribution, 0.5, epsilon = EPS);
@@ -94,15 +82,8 @@ fn ablation_all_off() {
 #[test]
 fn c_char_is_configurable() {
     // E = 0.01 * 31 = 0.31; CIU = 7/3 - 0.31.
-    let o = CiuOptions {
-        c_char: 0.01,
-        ..Default::default()
-    };
-    assert_abs_diff_eq!(
-        ciu(UTT, &[], DOC, &o).value,
-        7.0 / 3.0 - 0.31,
-        epsilon = EPS
-    );
+    let o = CiuOptions { c_char: 0.01, ..Default::default() };
+    assert_abs_diff_eq!(ciu(UTT, &[], DOC, &o).value, 7.0 / 3.0 - 0.31, epsilon = EPS);
 }
 
 #[test]
@@ -132,12 +113,7 @@ fn frequency_counts_occurrences_in_history_not_in_current_turn() {
     let r = ciu("Nobel Nobel", &[], DOC, &CiuOptions::default());
     assert_abs_diff_eq!(r.value, 1.0 - 0.055, epsilon = EPS);
     // Three earlier mentions: freq = 3 + 1 = 4 -> gain 0.25.
-    let r = ciu(
-        "Nobel Nobel",
-        &["nobel, Nobel. NOBEL"],
-        DOC,
-        &CiuOptions::default(),
-    );
+    let r = ciu("Nobel Nobel", &["nobel, Nobel. NOBEL"], DOC, &CiuOptions::default());
     assert_abs_diff_eq!(r.detail.matches[0].freq, 4.0, epsilon = EPS);
     assert_abs_diff_eq!(r.value, 0.25 - 0.055, epsilon = EPS);
 }
@@ -184,27 +160,14 @@ fn record_uses_answer_history_and_grounding() {
         query: "Who won two Nobel prizes?".into(),
         answer: UTT.into(),
         reference: Some(DOC.into()),
-        history: HISTORY
-            .iter()
-            .map(|t| Turn {
-                role: "user".into(),
-                text: t.to_string(),
-            })
-            .collect(),
+        history: HISTORY.iter().map(|t| Turn { role: "user".into(), text: t.to_string() }).collect(),
         ..Default::default()
     };
-    assert_abs_diff_eq!(
-        ciu_record(&rec, &CiuOptions::default()).value,
-        7.0 / 6.0 - 0.155,
-        epsilon = EPS
-    );
+    assert_abs_diff_eq!(ciu_record(&rec, &CiuOptions::default()).value, 7.0 / 6.0 - 0.155, epsilon = EPS);
 
     // Without a reference the contexts are the grounding.
     rec.reference = None;
-    rec.contexts = vec![ragjudge_core::Context {
-        text: DOC.into(),
-        ..Default::default()
-    }];
+    rec.contexts = vec![ragjudge_core::Context { text: DOC.into(), ..Default::default() }];
     let m = CiuMetric::default();
     assert_eq!(m.columns(), vec!["ciu".to_string()]);
     let out = m.score(&rec).unwrap();
@@ -276,10 +239,7 @@ fn rake_paper_example() {
 #[test]
 fn rake_paper_top_third() {
     // 29 distinct content words in the graph -> T = ceil(29 / 3) = 10 keywords.
-    let opts = RakeOptions {
-        limit: KeywordLimit::ThirdOfWords,
-        ..Default::default()
-    };
+    let opts = RakeOptions { limit: KeywordLimit::ThirdOfWords, ..Default::default() };
     let got = rake(RAKE_ABSTRACT, &opts);
     assert_eq!(got.len(), 10);
     assert_eq!(got[9].phrase, "mixed types");

@@ -12,10 +12,7 @@ use serde_json::Value;
 const TOL: f64 = 1e-9;
 
 fn fixture() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/lexical_reference.json"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lexical_reference.json");
     let text = std::fs::read_to_string(path).expect("fixture readable");
     serde_json::from_str(&text).expect("fixture is JSON")
 }
@@ -61,16 +58,8 @@ impl MaxDiff {
     }
 
     fn assert(&self, metric: &str) {
-        println!(
-            "{metric}: {} values, max abs diff {:e}",
-            self.count, self.max
-        );
-        assert!(
-            self.max <= TOL,
-            "{metric}: max abs difference {:e} > {TOL:e} at {}",
-            self.max,
-            self.at
-        );
+        println!("{metric}: {} values, max abs diff {:e}", self.count, self.max);
+        assert!(self.max <= TOL, "{metric}: max abs difference {:e} > {TOL:e} at {}", self.max, self.at);
     }
 }
 
@@ -88,24 +77,9 @@ fn check_rouge(use_stemmer: bool, key: &str) {
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
         let s = scorer.score(&refs[0], hyp);
         let want = &p[key];
-        check_prf(
-            &mut md,
-            s.rouge1,
-            &want["rouge1"],
-            &format!("pair {i} rouge1"),
-        );
-        check_prf(
-            &mut md,
-            s.rouge2,
-            &want["rouge2"],
-            &format!("pair {i} rouge2"),
-        );
-        check_prf(
-            &mut md,
-            s.rouge_l,
-            &want["rougeL"],
-            &format!("pair {i} rougeL"),
-        );
+        check_prf(&mut md, s.rouge1, &want["rouge1"], &format!("pair {i} rouge1"));
+        check_prf(&mut md, s.rouge2, &want["rouge2"], &format!("pair {i} rouge2"));
+        check_prf(&mut md, s.rouge_l, &want["rougeL"], &format!("pair {i} rougeL"));
     }
     md.assert(key);
 }
@@ -124,22 +98,12 @@ fn check_bleu(md: &mut MaxDiff, got: &BleuScore, want: &Value, ctx: &str) {
     md.check(got.score, f(&want["score"]), || format!("{ctx} score"));
     md.check(got.bp, f(&want["bp"]), || format!("{ctx} bp"));
     for n in 0..4 {
-        md.check(got.precisions[n], f(&want["precisions"][n]), || {
-            format!("{ctx} precision[{n}]")
-        });
-        md.check(got.counts[n] as f64, f(&want["counts"][n]), || {
-            format!("{ctx} counts[{n}]")
-        });
-        md.check(got.totals[n] as f64, f(&want["totals"][n]), || {
-            format!("{ctx} totals[{n}]")
-        });
+        md.check(got.precisions[n], f(&want["precisions"][n]), || format!("{ctx} precision[{n}]"));
+        md.check(got.counts[n] as f64, f(&want["counts"][n]), || format!("{ctx} counts[{n}]"));
+        md.check(got.totals[n] as f64, f(&want["totals"][n]), || format!("{ctx} totals[{n}]"));
     }
-    md.check(got.sys_len as f64, f(&want["sys_len"]), || {
-        format!("{ctx} sys_len")
-    });
-    md.check(got.ref_len as f64, f(&want["ref_len"]), || {
-        format!("{ctx} ref_len")
-    });
+    md.check(got.sys_len as f64, f(&want["sys_len"]), || format!("{ctx} sys_len"));
+    md.check(got.ref_len as f64, f(&want["ref_len"]), || format!("{ctx} ref_len"));
 }
 
 #[test]
@@ -149,12 +113,7 @@ fn sentence_and_corpus_bleu_match_sacrebleu() {
     let mut corpus = CorpusBleu::new();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
         let r: Vec<&str> = refs.iter().map(String::as_str).collect();
-        check_bleu(
-            &mut md,
-            &sentence_bleu(hyp, &r),
-            &p["bleu"],
-            &format!("pair {i}"),
-        );
+        check_bleu(&mut md, &sentence_bleu(hyp, &r), &p["bleu"], &format!("pair {i}"));
         corpus.add(hyp, &r);
     }
     md.assert("sentence BLEU");
@@ -170,16 +129,12 @@ fn sentence_and_corpus_chrf_match_sacrebleu() {
     let mut corpus = CorpusChrf::new();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
         let r: Vec<&str> = refs.iter().map(String::as_str).collect();
-        md.check(sentence_chrf(hyp, &r).score, f(&p["chrf"]), || {
-            format!("pair {i} chrF")
-        });
+        md.check(sentence_chrf(hyp, &r).score, f(&p["chrf"]), || format!("pair {i} chrF"));
         corpus.add(hyp, &r);
     }
     md.assert("sentence chrF");
     let mut md = MaxDiff::default();
-    md.check(corpus.score().score, f(&doc["corpus_chrf"]), || {
-        "corpus chrF".into()
-    });
+    md.check(corpus.score().score, f(&doc["corpus_chrf"]), || "corpus chrF".into());
     md.assert("corpus chrF");
 }
 
@@ -189,18 +144,10 @@ fn squad_matches_official_script() {
     let mut md = MaxDiff::default();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
         let r: Vec<&str> = refs.iter().map(String::as_str).collect();
-        md.check(token_f1(hyp, r[0]), f(&p["squad_f1"]), || {
-            format!("pair {i} f1")
-        });
-        md.check(exact_match(hyp, r[0]), f(&p["squad_em"]), || {
-            format!("pair {i} em")
-        });
-        md.check(max_token_f1(hyp, &r), f(&p["squad_f1_max"]), || {
-            format!("pair {i} f1 max")
-        });
-        md.check(max_exact_match(hyp, &r), f(&p["squad_em_max"]), || {
-            format!("pair {i} em max")
-        });
+        md.check(token_f1(hyp, r[0]), f(&p["squad_f1"]), || format!("pair {i} f1"));
+        md.check(exact_match(hyp, r[0]), f(&p["squad_em"]), || format!("pair {i} em"));
+        md.check(max_token_f1(hyp, &r), f(&p["squad_f1_max"]), || format!("pair {i} f1 max"));
+        md.check(max_exact_match(hyp, &r), f(&p["squad_em_max"]), || format!("pair {i} em max"));
     }
     md.assert("SQuAD");
 }
@@ -210,9 +157,7 @@ fn fixture_is_large_and_varied() {
     let doc = fixture();
     let ps = pairs(&doc);
     assert!(ps.len() >= 200);
-    assert!(ps
-        .iter()
-        .any(|(h, _, _)| h.split_whitespace().count() > 5000));
+    assert!(ps.iter().any(|(h, _, _)| h.split_whitespace().count() > 5000));
     assert!(ps.iter().any(|(_, r, _)| r.len() > 1));
     assert!(ps.iter().any(|(h, _, _)| h.is_empty()));
     assert!(ps.iter().any(|(_, r, _)| r[0].is_empty()));

@@ -57,9 +57,7 @@ fn reference(topic: &str, fact: &str) -> String {
 
 fn answer(style: &str, fact: &str, i: usize) -> String {
     let base = style.replace("{fact}", fact);
-    format!(
-        "{base} Remark {i}: this is kept brief on purpose; a longer answer would add history."
-    )
+    format!("{base} Remark {i}: this is kept brief on purpose; a longer answer would add history.")
 }
 
 fn dice_prompt(q: usize, pair: usize) -> Prompt {

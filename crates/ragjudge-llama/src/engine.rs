@@ -131,10 +131,8 @@ impl<'m> Engine<'m> {
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(inference)?;
-        let mut text = self
-            .model
-            .apply_chat_template(t, &msgs, true)
-            .map_err(|e| inference(format!("chat template: {e}")))?;
+        let mut text =
+            self.model.apply_chat_template(t, &msgs, true).map_err(|e| inference(format!("chat template: {e}")))?;
         if let Some(prefix) = &prompt.assistant_prefix {
             text.push_str(prefix);
         }
@@ -412,10 +410,8 @@ fn argmax(logits: &[f32]) -> LlamaToken {
 }
 
 fn sample(logits: &[f32], sampler: &mut LlamaSampler) -> LlamaToken {
-    let data = logits
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| LlamaTokenData::new(LlamaToken(i32::try_from(i).unwrap_or(0)), l, 0.0));
+    let data =
+        logits.iter().enumerate().map(|(i, &l)| LlamaTokenData::new(LlamaToken(i32::try_from(i).unwrap_or(0)), l, 0.0));
     let mut array = LlamaTokenDataArray::from_iter(data, false);
     array.apply_sampler(sampler);
     array.selected_token().unwrap_or_else(|| argmax(logits))

@@ -18,11 +18,7 @@ struct Stamp {
 
 fn stamp(path: &Path) -> Result<Stamp, ModelError> {
     let meta = fs::metadata(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
+    let mtime_ns = meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
     Ok(Stamp { size: meta.len(), mtime_ns })
 }
 
@@ -93,10 +89,7 @@ mod tests {
         assert_eq!(weights_sha256(&file).unwrap(), "0".repeat(64));
         // A changed file (different size) is hashed again; expected value from Python 3 hashlib.
         fs::write(&file, b"abcd").unwrap();
-        assert_eq!(
-            weights_sha256(&file).unwrap(),
-            "88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589"
-        );
+        assert_eq!(weights_sha256(&file).unwrap(), "88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! pulled into `$RAGJUDGE_HOME/models` on first use (as `ragjudge models pull smollm2-135m` does).
 
 use ragjudge_llama::{ChatFormat, LlamaJudge, LlamaOptions};
-use ragjudge_models::{GenParams, Judge, ModelError, Prompt, ProbSource};
+use ragjudge_models::{GenParams, Judge, ModelError, ProbSource, Prompt};
 use std::path::PathBuf;
 
 fn model_path() -> PathBuf {
@@ -19,11 +19,7 @@ fn model_path() -> PathBuf {
 
 fn load() -> LlamaJudge {
     let path = model_path();
-    assert!(
-        path.is_file(),
-        "SmolLM2 model not found at {} (RAGJUDGE_SMOLLM2 names a .gguf file)",
-        path.display()
-    );
+    assert!(path.is_file(), "SmolLM2 model not found at {} (RAGJUDGE_SMOLLM2 names a .gguf file)", path.display());
     let opts = LlamaOptions { n_ctx: 2048, ..LlamaOptions::default() };
     LlamaJudge::load(&path, &opts).unwrap()
 }
@@ -36,10 +32,8 @@ const SYSTEM: &str = "You are a strict judge. Compare two answers to a question 
 answer. Reply with A if answer A is better, B if answer B is better, C if they are equally good.";
 
 fn verdict_prompt(question: &str, reference: &str, a: &str, b: &str) -> Prompt {
-    let mut p = Prompt::chat(
-        SYSTEM,
-        format!("Question: {question}\nReference: {reference}\n\nAnswer A: {a}\nAnswer B: {b}"),
-    );
+    let mut p =
+        Prompt::chat(SYSTEM, format!("Question: {question}\nReference: {reference}\n\nAnswer A: {a}\nAnswer B: {b}"));
     p.assistant_prefix = Some("Verdict: ".into());
     p
 }

@@ -45,10 +45,7 @@ pub struct CallCache {
 
 impl std::fmt::Debug for CallCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallCache")
-            .field("path", &self.path)
-            .field("stats", &self.stats())
-            .finish()
+        f.debug_struct("CallCache").field("path", &self.path).field("stats", &self.stats()).finish()
     }
 }
 
@@ -61,19 +58,16 @@ impl CallCache {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ModelError> {
         let path = path.as_ref();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| cache_err(&format!("cannot create {}", dir.display()), e))?;
+            std::fs::create_dir_all(dir).map_err(|e| cache_err(&format!("cannot create {}", dir.display()), e))?;
         }
         let shown = path.display().to_string();
         let conn = Connection::open(path).map_err(|e| cache_err(&shown, e))?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| cache_err(&shown, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| cache_err(&shown, e))?;
         // Switching to WAL needs a moment without other writers; retry briefly if another process
         // is initialising the same file right now.
         let mut tries = 0;
         loop {
-            let mode: Result<String, _> =
-                conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0));
+            let mode: Result<String, _> = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0));
             match mode {
                 Ok(_) => break,
                 Err(_) if tries < 50 => {
@@ -83,8 +77,7 @@ impl CallCache {
                 Err(e) => return Err(cache_err(&format!("{shown}: cannot enable WAL"), e)),
             }
         }
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| cache_err(&shown, e))?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(|e| cache_err(&shown, e))?;
         Self::migrate(&conn).map_err(|e| match e {
             ModelError::Cache(m) => ModelError::Cache(format!("{shown}: {m}")),
             other => other,
@@ -105,19 +98,12 @@ impl CallCache {
 
     /// A cache that stores nothing and finds nothing (for `--no-cache`).
     pub fn disabled() -> Self {
-        Self {
-            conn: None,
-            path: None,
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-            writes: AtomicU64::new(0),
-        }
+        Self { conn: None, path: None, hits: AtomicU64::new(0), misses: AtomicU64::new(0), writes: AtomicU64::new(0) }
     }
 
     fn migrate(conn: &Connection) -> Result<(), ModelError> {
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| cache_err("schema", e))?;
+        let version: i64 =
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| cache_err("schema", e))?;
         if version > SCHEMA_VERSION {
             return Err(ModelError::Cache(format!(
                 "schema version {version} is newer than this program's ({SCHEMA_VERSION}); use a newer ragjudge or another cache file"
@@ -156,11 +142,7 @@ impl CallCache {
         let found = self.conn.as_ref().and_then(|c| {
             let conn = c.lock().unwrap_or_else(|p| p.into_inner());
             let text: Option<String> = conn
-                .query_row(
-                    "SELECT value FROM calls WHERE key = ?1",
-                    params![key],
-                    |r| r.get(0),
-                )
+                .query_row("SELECT value FROM calls WHERE key = ?1", params![key], |r| r.get(0))
                 .optional()
                 .ok()
                 .flatten();
@@ -181,10 +163,8 @@ impl CallCache {
             return Ok(());
         };
         let text = serde_json::to_string(value).map_err(|e| cache_err("cannot encode value", e))?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0);
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
         let conn = c.lock().unwrap_or_else(|p| p.into_inner());
         conn.execute(
             "INSERT OR REPLACE INTO calls (key, value, created_unix) VALUES (?1, ?2, ?3)",
@@ -199,13 +179,11 @@ impl CallCache {
     pub fn contains(&self, key: &str) -> bool {
         self.conn.as_ref().is_some_and(|c| {
             let conn = c.lock().unwrap_or_else(|p| p.into_inner());
-            conn.query_row("SELECT 1 FROM calls WHERE key = ?1", params![key], |_| {
-                Ok(())
-            })
-            .optional()
-            .ok()
-            .flatten()
-            .is_some()
+            conn.query_row("SELECT 1 FROM calls WHERE key = ?1", params![key], |_| Ok(()))
+                .optional()
+                .ok()
+                .flatten()
+                .is_some()
         })
     }
 
@@ -215,9 +193,8 @@ impl CallCache {
             return Ok(0);
         };
         let conn = c.lock().unwrap_or_else(|p| p.into_inner());
-        let n: i64 = conn
-            .query_row("SELECT COUNT(*) FROM calls", [], |r| r.get(0))
-            .map_err(|e| cache_err("count", e))?;
+        let n: i64 =
+            conn.query_row("SELECT COUNT(*) FROM calls", [], |r| r.get(0)).map_err(|e| cache_err("count", e))?;
         Ok(n as u64)
     }
 
@@ -244,13 +221,9 @@ pub fn default_cache_path() -> PathBuf {
 /// The cache key of a call: hex sha256 of the canonical JSON (object keys sorted, no spaces) of
 /// `{"identity", "kind", "payload"}`. Equal requests give equal keys whatever the field order.
 pub fn cache_key(identity: &str, kind: &str, payload: &impl Serialize) -> String {
-    let payload = serde_json::to_value(payload)
-        .unwrap_or_else(|e| Value::String(format!("<unserialisable: {e}>")));
+    let payload = serde_json::to_value(payload).unwrap_or_else(|e| Value::String(format!("<unserialisable: {e}>")));
     let mut text = String::new();
-    write_canonical(
-        &serde_json::json!({"identity": identity, "kind": kind, "payload": payload}),
-        &mut text,
-    );
+    write_canonical(&serde_json::json!({"identity": identity, "kind": kind, "payload": payload}), &mut text);
     let digest = Sha256::digest(text.as_bytes());
     let mut hex = String::with_capacity(64);
     for b in digest {
@@ -297,35 +270,13 @@ mod tests {
 
     #[test]
     fn key_ignores_field_order_and_is_hex_sha256() {
-        let a = cache_key(
-            "m",
-            "generate",
-            &json!({"x": 1, "y": [1, {"b": 2, "a": 1}]}),
-        );
-        let b = cache_key(
-            "m",
-            "generate",
-            &json!({"y": [1, {"a": 1, "b": 2}], "x": 1}),
-        );
+        let a = cache_key("m", "generate", &json!({"x": 1, "y": [1, {"b": 2, "a": 1}]}));
+        let b = cache_key("m", "generate", &json!({"y": [1, {"a": 1, "b": 2}], "x": 1}));
         assert_eq!(a, b);
         assert_eq!(a.len(), 64);
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(
-            a,
-            cache_key(
-                "m",
-                "label_probs",
-                &json!({"x": 1, "y": [1, {"b": 2, "a": 1}]})
-            )
-        );
-        assert_ne!(
-            a,
-            cache_key(
-                "m2",
-                "generate",
-                &json!({"x": 1, "y": [1, {"b": 2, "a": 1}]})
-            )
-        );
+        assert_ne!(a, cache_key("m", "label_probs", &json!({"x": 1, "y": [1, {"b": 2, "a": 1}]})));
+        assert_ne!(a, cache_key("m2", "generate", &json!({"x": 1, "y": [1, {"b": 2, "a": 1}]})));
     }
 
     #[test]
@@ -334,10 +285,7 @@ mod tests {
         // printf '%s' '{"identity":"id","kind":"k","payload":{"a":1,"b":"x"}}' | sha256sum
         let text = r#"{"identity":"id","kind":"k","payload":{"a":1,"b":"x"}}"#;
         let mut s = String::new();
-        write_canonical(
-            &json!({"kind": "k", "payload": {"b": "x", "a": 1}, "identity": "id"}),
-            &mut s,
-        );
+        write_canonical(&json!({"kind": "k", "payload": {"b": "x", "a": 1}, "identity": "id"}), &mut s);
         assert_eq!(s, text);
         assert_eq!(
             cache_key("id", "k", &json!({"b": "x", "a": 1})),

@@ -126,29 +126,23 @@ impl<J: Judge> CachedJudge<J> {
         encode: impl Fn(&T) -> Value,
         call: impl Fn(&[R]) -> Vec<Result<T, ModelError>>,
     ) -> Vec<Result<T, ModelError>> {
-        let mut out: Vec<Option<Result<T, ModelError>>> = keys
-            .iter()
-            .map(|k| self.lookup(k, &decode).map(Ok))
-            .collect();
+        let mut out: Vec<Option<Result<T, ModelError>>> =
+            keys.iter().map(|k| self.lookup(k, &decode).map(Ok)).collect();
         let missing: Vec<usize> = (0..requests.len()).filter(|&i| out[i].is_none()).collect();
         for idx in missing.chunks(self.chunk) {
             let batch: Vec<R> = idx.iter().map(|&i| requests[i].clone()).collect();
             let mut results = call(&batch).into_iter();
             for &i in idx {
-                let r = results.next().unwrap_or_else(|| {
-                    Err(ModelError::Inference(
-                        "backend returned too few results".into(),
-                    ))
-                });
+                let r = results
+                    .next()
+                    .unwrap_or_else(|| Err(ModelError::Inference("backend returned too few results".into())));
                 if let Ok(v) = &r {
                     self.store(&keys[i], encode(v));
                 }
                 out[i] = Some(r);
             }
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(ModelError::Inference("missing result".into()))))
-            .collect()
+        out.into_iter().map(|r| r.unwrap_or_else(|| Err(ModelError::Inference("missing result".into())))).collect()
     }
 }
 
@@ -185,22 +179,11 @@ fn encode_label_probs(p: &LabelProbs) -> Value {
 }
 
 fn decode_label_probs(v: &Value) -> Option<LabelProbs> {
-    let floats =
-        |v: &Value| -> Option<Vec<f64>> { v.as_array()?.iter().map(float_from_json).collect() };
+    let floats = |v: &Value| -> Option<Vec<f64>> { v.as_array()?.iter().map(float_from_json).collect() };
     let labels: Vec<String> = serde_json::from_value(v["labels"].clone()).ok()?;
     let source: ProbSource = serde_json::from_value(v["source"].clone()).ok()?;
-    let label_mass = if v["label_mass"].is_null() {
-        None
-    } else {
-        Some(float_from_json(&v["label_mass"])?)
-    };
-    Some(LabelProbs {
-        labels,
-        probs: floats(&v["probs"])?,
-        logits: floats(&v["logits"])?,
-        label_mass,
-        source,
-    })
+    let label_mass = if v["label_mass"].is_null() { None } else { Some(float_from_json(&v["label_mass"])?) };
+    Some(LabelProbs { labels, probs: floats(&v["probs"])?, logits: floats(&v["logits"])?, label_mass, source })
 }
 
 impl<J: Judge> Judge for CachedJudge<J> {
@@ -228,35 +211,14 @@ impl<J: Judge> Judge for CachedJudge<J> {
         Ok(p)
     }
 
-    fn generate_many(
-        &self,
-        requests: &[(Prompt, GenParams)],
-    ) -> Vec<Result<Generation, ModelError>> {
-        let keys = requests
-            .iter()
-            .map(|(p, g)| self.generate_key(p, g))
-            .collect();
-        self.many(
-            requests,
-            keys,
-            decode_generation,
-            encode_generation,
-            |batch| self.inner.generate_many(batch),
-        )
+    fn generate_many(&self, requests: &[(Prompt, GenParams)]) -> Vec<Result<Generation, ModelError>> {
+        let keys = requests.iter().map(|(p, g)| self.generate_key(p, g)).collect();
+        self.many(requests, keys, decode_generation, encode_generation, |batch| self.inner.generate_many(batch))
     }
 
-    fn label_probs_many(
-        &self,
-        requests: &[(Prompt, Vec<String>)],
-    ) -> Vec<Result<LabelProbs, ModelError>> {
+    fn label_probs_many(&self, requests: &[(Prompt, Vec<String>)]) -> Vec<Result<LabelProbs, ModelError>> {
         let keys = requests.iter().map(|(p, l)| self.label_key(p, l)).collect();
-        self.many(
-            requests,
-            keys,
-            decode_label_probs,
-            encode_label_probs,
-            |batch| self.inner.label_probs_many(batch),
-        )
+        self.many(requests, keys, decode_label_probs, encode_label_probs, |batch| self.inner.label_probs_many(batch))
     }
 
     fn usage(&self) -> Usage {
@@ -283,25 +245,14 @@ pub struct DryRunJudge {
 impl DryRunJudge {
     /// A dry-run judge standing in for the judge of this identity.
     pub fn new(identity: impl Into<String>) -> Self {
-        Self {
-            identity: identity.into(),
-            calls: AtomicU64::new(0),
-            prompt_tokens: AtomicU64::new(0),
-        }
+        Self { identity: identity.into(), calls: AtomicU64::new(0), prompt_tokens: AtomicU64::new(0) }
     }
 
     /// The estimated prompt tokens of `prompt`: characters of all messages and the assistant
     /// prefix, divided by 4 and rounded up.
     pub fn estimate_tokens(prompt: &Prompt) -> u64 {
-        let chars: usize = prompt
-            .messages
-            .iter()
-            .map(|m| m.content.chars().count())
-            .sum::<usize>()
-            + prompt
-                .assistant_prefix
-                .as_deref()
-                .map_or(0, |p| p.chars().count());
+        let chars: usize = prompt.messages.iter().map(|m| m.content.chars().count()).sum::<usize>()
+            + prompt.assistant_prefix.as_deref().map_or(0, |p| p.chars().count());
         (chars as u64).div_ceil(4)
     }
 
@@ -320,12 +271,7 @@ impl Judge for DryRunJudge {
 
     fn generate(&self, prompt: &Prompt, _params: &GenParams) -> Result<Generation, ModelError> {
         let t = self.count(prompt);
-        Ok(Generation {
-            text: String::new(),
-            prompt_tokens: t,
-            completion_tokens: 0,
-            finish_reason: "dry_run".into(),
-        })
+        Ok(Generation { text: String::new(), prompt_tokens: t, completion_tokens: 0, finish_reason: "dry_run".into() })
     }
 
     fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
@@ -376,13 +322,6 @@ mod tests {
         let g = j.generate(&p, &GenParams::default()).unwrap();
         assert_eq!(g.prompt_tokens, 3);
         j.label_probs(&p, &["A".into(), "B".into()]).unwrap();
-        assert_eq!(
-            j.usage(),
-            Usage {
-                calls: 2,
-                prompt_tokens: 6,
-                completion_tokens: 0
-            }
-        );
+        assert_eq!(j.usage(), Usage { calls: 2, prompt_tokens: 6, completion_tokens: 0 });
     }
 }

@@ -1,8 +1,8 @@
 //! The SQLite call cache and the cached / dry-run judges.
 
 use ragjudge_models::{
-    cache_key, CachedJudge, CallCache, DryRunJudge, GenParams, Generation, Judge, LabelProbs,
-    ModelError, ProbSource, Prompt, Usage,
+    cache_key, CachedJudge, CallCache, DryRunJudge, GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource,
+    Prompt, Usage,
 };
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,10 +23,7 @@ impl Judge for Counting {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let text = &prompt.messages.last().unwrap().content;
         if text.contains("fail") {
-            return Err(ModelError::Http {
-                status: 503,
-                message: "down".into(),
-            });
+            return Err(ModelError::Http { status: 503, message: "down".into() });
         }
         Ok(Generation {
             text: format!("echo {text}"),
@@ -52,22 +49,12 @@ impl Judge for Counting {
             source: ProbSource::TopLogprobs,
         })
     }
-    fn label_probs_many(
-        &self,
-        requests: &[(Prompt, Vec<String>)],
-    ) -> Vec<Result<LabelProbs, ModelError>> {
+    fn label_probs_many(&self, requests: &[(Prompt, Vec<String>)]) -> Vec<Result<LabelProbs, ModelError>> {
         self.many_batches.lock().unwrap().push(requests.len());
-        requests
-            .iter()
-            .map(|(p, l)| self.label_probs(p, l))
-            .collect()
+        requests.iter().map(|(p, l)| self.label_probs(p, l)).collect()
     }
     fn usage(&self) -> Usage {
-        Usage {
-            calls: self.calls.load(Ordering::SeqCst),
-            prompt_tokens: 0,
-            completion_tokens: 0,
-        }
+        Usage { calls: self.calls.load(Ordering::SeqCst), prompt_tokens: 0, completion_tokens: 0 }
     }
 }
 
@@ -103,10 +90,7 @@ fn newer_schema_is_refused() {
     conn.pragma_update(None, "user_version", 99).unwrap();
     drop(conn);
     let err = CallCache::open(&path).unwrap_err();
-    assert!(
-        matches!(err, ModelError::Cache(ref m) if m.contains("newer")),
-        "{err}"
-    );
+    assert!(matches!(err, ModelError::Cache(ref m) if m.contains("newer")), "{err}");
 }
 
 #[test]
@@ -125,24 +109,14 @@ fn disabled_cache_stores_nothing() {
 #[test]
 fn second_identical_call_is_a_hit_and_failures_are_not_cached() {
     let dir = tempfile::tempdir().unwrap();
-    let j = CachedJudge::new(
-        Counting::default(),
-        CallCache::open(dir.path().join("c.sqlite")).unwrap(),
-    );
+    let j = CachedJudge::new(Counting::default(), CallCache::open(dir.path().join("c.sqlite")).unwrap());
     let p = Prompt::chat("sys", "question");
     let g1 = j.generate(&p, &GenParams::default()).unwrap();
     let g2 = j.generate(&p, &GenParams::default()).unwrap();
     assert_eq!(g1, g2);
     assert_eq!(j.usage().calls, 1);
     // Other parameters are another call.
-    j.generate(
-        &p,
-        &GenParams {
-            seed: 7,
-            ..GenParams::default()
-        },
-    )
-    .unwrap();
+    j.generate(&p, &GenParams { seed: 7, ..GenParams::default() }).unwrap();
     assert_eq!(j.usage().calls, 2);
     // Label probabilities with -inf logits round-trip through the cache.
     let l1 = j.label_probs(&p, &labels()).unwrap();
@@ -165,9 +139,7 @@ fn second_identical_call_is_a_hit_and_failures_are_not_cached() {
 fn many_calls_only_misses_in_chunks_and_keeps_order() {
     let dir = tempfile::tempdir().unwrap();
     let cache = Arc::new(CallCache::open(dir.path().join("c.sqlite")).unwrap());
-    let reqs: Vec<(Prompt, Vec<String>)> = (0..10)
-        .map(|i| (Prompt::chat("", format!("q{i}")), labels()))
-        .collect();
+    let reqs: Vec<(Prompt, Vec<String>)> = (0..10).map(|i| (Prompt::chat("", format!("q{i}")), labels())).collect();
     let first = CachedJudge::new(Counting::default(), Arc::clone(&cache)).with_chunk_size(3);
     let r: Vec<_> = first.label_probs_many(&reqs[..5]);
     assert!(r.iter().all(|x| x.is_ok()));
@@ -178,9 +150,7 @@ fn many_calls_only_misses_in_chunks_and_keeps_order() {
     mixed.push((Prompt::chat("", "fail me"), labels()));
     let r = second.label_probs_many(&mixed);
     assert_eq!(r.len(), 11);
-    assert!(r[..10]
-        .iter()
-        .all(|x| x.as_ref().unwrap().labels == labels()));
+    assert!(r[..10].iter().all(|x| x.as_ref().unwrap().labels == labels()));
     assert!(matches!(r[10], Err(ModelError::Timeout(1))));
     assert_eq!(second.cache_hits(), 5);
     assert_eq!(second.inner().calls.load(Ordering::SeqCst), 6);
@@ -197,9 +167,7 @@ fn many_threads_share_one_cache() {
             let cache = Arc::clone(&cache);
             s.spawn(move || {
                 for i in 0..50 {
-                    cache
-                        .put(&format!("t{t}-{i}"), &json!({"t": t, "i": i}))
-                        .unwrap();
+                    cache.put(&format!("t{t}-{i}"), &json!({"t": t, "i": i})).unwrap();
                     cache.put("shared", &json!(t)).unwrap();
                     assert!(cache.get(&format!("t{t}-{i}")).is_some());
                 }
@@ -273,22 +241,9 @@ fn two_processes_write_one_file() {
 fn key_depends_on_identity_kind_and_payload() {
     let p = Prompt::chat("s", "u");
     let a = cache_key("id", "generate", &(&p, &GenParams::default()));
-    assert_eq!(
-        a,
-        cache_key("id", "generate", &(&p.clone(), &GenParams::default()))
-    );
-    assert_ne!(
-        a,
-        cache_key("id2", "generate", &(&p, &GenParams::default()))
-    );
-    assert_ne!(
-        a,
-        cache_key(
-            "id",
-            "generate",
-            &(&Prompt::chat("s", "u2"), &GenParams::default())
-        )
-    );
+    assert_eq!(a, cache_key("id", "generate", &(&p.clone(), &GenParams::default())));
+    assert_ne!(a, cache_key("id2", "generate", &(&p, &GenParams::default())));
+    assert_ne!(a, cache_key("id", "generate", &(&Prompt::chat("s", "u2"), &GenParams::default())));
 }
 
 #[test]
@@ -301,18 +256,9 @@ fn dry_run_through_read_only_cache_counts_only_misses() {
 
     let dry = CachedJudge::new(DryRunJudge::new(real.identity()), Arc::clone(&cache)).read_only();
     dry.label_probs(&p1, &labels()).unwrap();
-    let placeholder = dry
-        .label_probs(&Prompt::chat("", "twelve chars"), &labels())
-        .unwrap();
+    let placeholder = dry.label_probs(&Prompt::chat("", "twelve chars"), &labels()).unwrap();
     assert_eq!(placeholder.probs, vec![0.5, 0.5]);
     // "twelve chars" = 12 characters -> 3 tokens.
-    assert_eq!(
-        dry.usage(),
-        Usage {
-            calls: 1,
-            prompt_tokens: 3,
-            completion_tokens: 0
-        }
-    );
+    assert_eq!(dry.usage(), Usage { calls: 1, prompt_tokens: 3, completion_tokens: 0 });
     assert_eq!(cache.len().unwrap(), 1);
 }

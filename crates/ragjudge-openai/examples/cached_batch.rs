@@ -42,9 +42,5 @@ fn main() {
             }
         }
     }
-    println!(
-        "finished: {} calls, {} cache hits",
-        judge.usage().calls,
-        judge.cache_hits()
-    );
+    println!("finished: {} calls, {} cache hits", judge.usage().calls, judge.cache_hits());
 }

@@ -10,10 +10,7 @@ use ragjudge_models::{LabelProbs, ModelError, ProbSource};
 /// probabilities are a softmax over the found labels' log-probabilities; a label absent from the
 /// list gets logit `-inf` and probability 0. `label_mass` is the sum of `exp(logprob)` over all
 /// matching tokens. No label among the tokens is a [`ModelError::Protocol`] error.
-pub fn label_probs_from_top_logprobs(
-    labels: &[String],
-    top: &[(String, f64)],
-) -> Result<LabelProbs, ModelError> {
+pub fn label_probs_from_top_logprobs(labels: &[String], top: &[(String, f64)]) -> Result<LabelProbs, ModelError> {
     let mut best: Vec<Option<f64>> = vec![None; labels.len()];
     let mut mass = 0.0;
     for (token, lp) in top {
@@ -34,22 +31,14 @@ pub fn label_probs_from_top_logprobs(
     }
     let Some(max) = best.iter().flatten().copied().reduce(f64::max) else {
         let shown: Vec<&str> = top.iter().take(10).map(|(t, _)| t.as_str()).collect();
-        return Err(ModelError::Protocol(format!(
-            "none of the labels {labels:?} is among the top logprobs {shown:?}"
-        )));
+        return Err(ModelError::Protocol(format!("none of the labels {labels:?} is among the top logprobs {shown:?}")));
     };
-    let weights: Vec<f64> = best
-        .iter()
-        .map(|b| b.map_or(0.0, |l| (l - max).exp()))
-        .collect();
+    let weights: Vec<f64> = best.iter().map(|b| b.map_or(0.0, |l| (l - max).exp())).collect();
     let total: f64 = weights.iter().sum();
     Ok(LabelProbs {
         labels: labels.to_vec(),
         probs: weights.iter().map(|w| w / total).collect(),
-        logits: best
-            .iter()
-            .map(|b| b.unwrap_or(f64::NEG_INFINITY))
-            .collect(),
+        logits: best.iter().map(|b| b.unwrap_or(f64::NEG_INFINITY)).collect(),
         label_mass: Some(mass),
         source: ProbSource::TopLogprobs,
     })
@@ -68,21 +57,13 @@ pub fn hard_label(labels: &[String], generated: &str) -> Result<LabelProbs, Mode
             .map(|(i, _)| i)
     });
     let Some(k) = pick else {
-        return Err(ModelError::Protocol(format!(
-            "generated `{}` is none of the labels {labels:?}",
-            snippet(g)
-        )));
+        return Err(ModelError::Protocol(format!("generated `{}` is none of the labels {labels:?}", snippet(g))));
     };
     Ok(LabelProbs {
         labels: labels.to_vec(),
-        probs: (0..labels.len())
-            .map(|i| if i == k { 1.0 } else { 0.0 })
-            .collect(),
-        logits: (0..labels.len())
-            .map(|i| if i == k { 0.0 } else { f64::NEG_INFINITY })
-            .collect(),
+        probs: (0..labels.len()).map(|i| if i == k { 1.0 } else { 0.0 }).collect(),
+        logits: (0..labels.len()).map(|i| if i == k { 0.0 } else { f64::NEG_INFINITY }).collect(),
         label_mass: None,
         source: ProbSource::HardLabel,
     })
 }
-

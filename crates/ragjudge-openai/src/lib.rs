@@ -30,9 +30,7 @@ pub use config::{OpenAiConfig, DEFAULT_BASE_URL};
 pub use labels::{hard_label, label_probs_from_top_logprobs};
 use semaphore::Semaphore;
 
-use ragjudge_models::{
-    GenParams, Generation, Judge, LabelProbs, ModelError, Prompt, Usage,
-};
+use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, Prompt, Usage};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -52,11 +50,7 @@ pub struct HttpStats {
 /// What one HTTP attempt gave.
 enum Attempt {
     Done(Value),
-    Retry {
-        err: ModelError,
-        retry_after: Option<Duration>,
-        garbage: bool,
-    },
+    Retry { err: ModelError, retry_after: Option<Duration>, garbage: bool },
     Fatal(ModelError),
 }
 
@@ -88,10 +82,7 @@ pub struct OpenAiJudge {
 impl std::fmt::Debug for OpenAiJudge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The API key is left out on purpose.
-        f.debug_struct("OpenAiJudge")
-            .field("url", &self.url)
-            .field("model", &self.cfg.model)
-            .finish()
+        f.debug_struct("OpenAiJudge").field("url", &self.url).field("model", &self.cfg.model).finish()
     }
 }
 
@@ -99,10 +90,7 @@ impl OpenAiJudge {
     /// A judge with `cfg`; no request is made until the first call.
     pub fn new(cfg: OpenAiConfig) -> Self {
         let base = cfg.base_url.trim_end_matches('/').to_string();
-        let agent = ureq::AgentBuilder::new()
-            .timeout(cfg.timeout)
-            .user_agent("ragjudge")
-            .build();
+        let agent = ureq::AgentBuilder::new().timeout(cfg.timeout).user_agent("ragjudge").build();
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -112,10 +100,7 @@ impl OpenAiJudge {
             url: format!("{base}/chat/completions"),
             permits: Semaphore::new(cfg.concurrency),
             agent,
-            cfg: OpenAiConfig {
-                base_url: base,
-                ..cfg
-            },
+            cfg: OpenAiConfig { base_url: base, ..cfg },
             logprobs_ok: AtomicBool::new(true),
             calls: AtomicU64::new(0),
             prompt_tokens: AtomicU64::new(0),
@@ -150,11 +135,7 @@ impl OpenAiJudge {
 
     /// Like [`Judge::label_probs`], but when the server gives no logprobs the generated token
     /// becomes a hard label (probability 1, [`ragjudge_models::ProbSource::HardLabel`]).
-    pub fn label_probs_or_hard(
-        &self,
-        prompt: &Prompt,
-        labels: &[String],
-    ) -> Result<LabelProbs, ModelError> {
+    pub fn label_probs_or_hard(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
         self.labels_call(prompt, labels, true)
     }
 
@@ -165,36 +146,22 @@ impl OpenAiJudge {
             req = req.set("Authorization", &format!("Bearer {k}"));
         }
         let v: Value = match req.call() {
-            Ok(r) => serde_json::from_str(&r.into_string()?)
-                .map_err(|e| ModelError::Protocol(e.to_string()))?,
+            Ok(r) => serde_json::from_str(&r.into_string()?).map_err(|e| ModelError::Protocol(e.to_string()))?,
             Err(ureq::Error::Status(code, r)) => {
                 return Err(ModelError::Http {
                     status: code,
                     message: error_message(&r.into_string().unwrap_or_default()),
                 })
             }
-            Err(ureq::Error::Transport(t)) => {
-                return Err(ModelError::Http {
-                    status: 0,
-                    message: t.to_string(),
-                })
-            }
+            Err(ureq::Error::Transport(t)) => return Err(ModelError::Http { status: 0, message: t.to_string() }),
         };
-        let data = v["data"]
-            .as_array()
-            .ok_or_else(|| ModelError::Protocol("no `data` list in /models".into()))?;
-        Ok(data
-            .iter()
-            .filter_map(|m| m["id"].as_str().map(str::to_string))
-            .collect())
+        let data = v["data"].as_array().ok_or_else(|| ModelError::Protocol("no `data` list in /models".into()))?;
+        Ok(data.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect())
     }
 
     fn messages(&self, prompt: &Prompt) -> Vec<Value> {
-        let mut msgs: Vec<Value> = prompt
-            .messages
-            .iter()
-            .map(|m| json!({"role": m.role, "content": m.content}))
-            .collect();
+        let mut msgs: Vec<Value> =
+            prompt.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
         if let Some(prefix) = prompt.assistant_prefix.as_deref().filter(|p| !p.is_empty()) {
             msgs.push(json!({"role": "assistant", "content": prefix}));
         }
@@ -203,12 +170,7 @@ impl OpenAiJudge {
 
     fn base_body(&self, prompt: &Prompt) -> Value {
         let mut body = json!({"model": self.cfg.model, "messages": self.messages(prompt)});
-        if self.cfg.continue_final_message
-            && prompt
-                .assistant_prefix
-                .as_deref()
-                .is_some_and(|p| !p.is_empty())
-        {
+        if self.cfg.continue_final_message && prompt.assistant_prefix.as_deref().is_some_and(|p| !p.is_empty()) {
             body["continue_final_message"] = json!(true);
             body["add_generation_prompt"] = json!(false);
         }
@@ -249,16 +211,9 @@ impl OpenAiJudge {
         body
     }
 
-    fn labels_call(
-        &self,
-        prompt: &Prompt,
-        labels: &[String],
-        fallback: bool,
-    ) -> Result<LabelProbs, ModelError> {
+    fn labels_call(&self, prompt: &Prompt, labels: &[String], fallback: bool) -> Result<LabelProbs, ModelError> {
         if labels.is_empty() {
-            return Err(ModelError::Inference(
-                "label_probs needs at least one label".into(),
-            ));
+            return Err(ModelError::Inference("label_probs needs at least one label".into()));
         }
         let known_missing = !self.supports_logprobs();
         if known_missing && !fallback {
@@ -280,16 +235,12 @@ impl OpenAiJudge {
 
     /// Sends `body` with retries and parses the completion; counts usage on success.
     fn complete(&self, body: &Value) -> Result<Completion, ModelError> {
-        let r = self
-            .post_with_retries(body)
-            .and_then(|v| parse_completion(&v));
+        let r = self.post_with_retries(body).and_then(|v| parse_completion(&v));
         match &r {
             Ok(c) => {
                 self.calls.fetch_add(1, Ordering::Relaxed);
-                self.prompt_tokens
-                    .fetch_add(c.prompt_tokens, Ordering::Relaxed);
-                self.completion_tokens
-                    .fetch_add(c.completion_tokens, Ordering::Relaxed);
+                self.prompt_tokens.fetch_add(c.prompt_tokens, Ordering::Relaxed);
+                self.completion_tokens.fetch_add(c.completion_tokens, Ordering::Relaxed);
             }
             Err(_) => {
                 self.failures.fetch_add(1, Ordering::Relaxed);
@@ -310,11 +261,7 @@ impl OpenAiJudge {
             match outcome {
                 Attempt::Done(v) => return Ok(v),
                 Attempt::Fatal(e) => return Err(e),
-                Attempt::Retry {
-                    err,
-                    retry_after,
-                    garbage,
-                } => {
+                Attempt::Retry { err, retry_after, garbage } => {
                     if garbage {
                         garbage_seen += 1;
                     }
@@ -335,21 +282,14 @@ impl OpenAiJudge {
 
     /// Full jitter: uniform in `[0, min(max, base * 2^attempt))`.
     fn backoff(&self, attempt: u32) -> Duration {
-        let ceiling = self
-            .cfg
-            .backoff_base
-            .saturating_mul(1u32 << attempt.min(20))
-            .min(self.cfg.backoff_max);
+        let ceiling = self.cfg.backoff_base.saturating_mul(1u32 << attempt.min(20)).min(self.cfg.backoff_max);
         let u = (self.next_random() >> 11) as f64 / (1u64 << 53) as f64;
         ceiling.mul_f64(u)
     }
 
     /// splitmix64 over an atomic state.
     fn next_random(&self) -> u64 {
-        let mut z = self
-            .rng
-            .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
-            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed).wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
@@ -361,10 +301,7 @@ impl OpenAiJudge {
 
     fn attempt(&self, body: &str) -> Attempt {
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .set("Content-Type", "application/json");
+        let mut req = self.agent.post(&self.url).set("Content-Type", "application/json");
         if let Some(k) = &self.cfg.api_key {
             req = req.set("Authorization", &format!("Bearer {k}"));
         }
@@ -373,10 +310,7 @@ impl OpenAiJudge {
                 Ok(text) => match serde_json::from_str::<Value>(&text) {
                     Ok(v) => Attempt::Done(v),
                     Err(e) => Attempt::Retry {
-                        err: ModelError::Protocol(format!(
-                            "response is not JSON ({e}): {}",
-                            snippet(&text)
-                        )),
+                        err: ModelError::Protocol(format!("response is not JSON ({e}): {}", snippet(&text))),
                         retry_after: None,
                         garbage: true,
                     },
@@ -386,16 +320,9 @@ impl OpenAiJudge {
             Err(ureq::Error::Status(code, resp)) => {
                 let retry_after = resp.header("Retry-After").and_then(parse_retry_after);
                 let message = error_message(&resp.into_string().unwrap_or_default());
-                let err = ModelError::Http {
-                    status: code,
-                    message,
-                };
+                let err = ModelError::Http { status: code, message };
                 if code == 408 || code == 429 || (500..=599).contains(&code) {
-                    Attempt::Retry {
-                        err,
-                        retry_after,
-                        garbage: false,
-                    }
+                    Attempt::Retry { err, retry_after, garbage: false }
                 } else {
                     Attempt::Fatal(err)
                 }
@@ -404,23 +331,12 @@ impl OpenAiJudge {
                 use ureq::ErrorKind as K;
                 let timed_out = is_timeout(&t);
                 match t.kind() {
-                    K::InvalidUrl
-                    | K::UnknownScheme
-                    | K::InsecureRequestHttpsOnly
-                    | K::InvalidProxyUrl => Attempt::Fatal(ModelError::Http {
-                        status: 0,
-                        message: t.to_string(),
-                    }),
-                    _ if timed_out => Attempt::Retry {
-                        err: self.timeout_error(),
-                        retry_after: None,
-                        garbage: false,
-                    },
+                    K::InvalidUrl | K::UnknownScheme | K::InsecureRequestHttpsOnly | K::InvalidProxyUrl => {
+                        Attempt::Fatal(ModelError::Http { status: 0, message: t.to_string() })
+                    }
+                    _ if timed_out => Attempt::Retry { err: self.timeout_error(), retry_after: None, garbage: false },
                     _ => Attempt::Retry {
-                        err: ModelError::Http {
-                            status: 0,
-                            message: format!("connection failed: {t}"),
-                        },
+                        err: ModelError::Http { status: 0, message: format!("connection failed: {t}") },
                         retry_after: None,
                         garbage: false,
                     },
@@ -430,22 +346,12 @@ impl OpenAiJudge {
     }
 
     fn body_error(&self, e: std::io::Error) -> Attempt {
-        let err = if matches!(
-            e.kind(),
-            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-        ) {
+        let err = if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) {
             self.timeout_error()
         } else {
-            ModelError::Http {
-                status: 0,
-                message: format!("truncated or unreadable response body: {e}"),
-            }
+            ModelError::Http { status: 0, message: format!("truncated or unreadable response body: {e}") }
         };
-        Attempt::Retry {
-            err,
-            retry_after: None,
-            garbage: false,
-        }
+        Attempt::Retry { err, retry_after: None, garbage: false }
     }
 
     /// Runs `f` over `items` on at most `concurrency` worker threads; results keep item order.
@@ -470,11 +376,7 @@ impl OpenAiJudge {
         });
         slots
             .into_iter()
-            .map(|m| {
-                m.into_inner()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .expect("every slot is filled")
-            })
+            .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()).expect("every slot is filled"))
             .collect()
     }
 }
@@ -499,17 +401,11 @@ impl Judge for OpenAiJudge {
         self.labels_call(prompt, labels, self.cfg.hard_label_fallback)
     }
 
-    fn generate_many(
-        &self,
-        requests: &[(Prompt, GenParams)],
-    ) -> Vec<Result<Generation, ModelError>> {
+    fn generate_many(&self, requests: &[(Prompt, GenParams)]) -> Vec<Result<Generation, ModelError>> {
         self.pool(requests, |(p, g)| self.generate(p, g))
     }
 
-    fn label_probs_many(
-        &self,
-        requests: &[(Prompt, Vec<String>)],
-    ) -> Vec<Result<LabelProbs, ModelError>> {
+    fn label_probs_many(&self, requests: &[(Prompt, Vec<String>)]) -> Vec<Result<LabelProbs, ModelError>> {
         self.pool(requests, |(p, l)| self.label_probs(p, l))
     }
 
@@ -526,20 +422,12 @@ fn parse_completion(v: &Value) -> Result<Completion, ModelError> {
     let choice = v["choices"]
         .as_array()
         .and_then(|c| c.first())
-        .ok_or_else(|| {
-            ModelError::Protocol(format!(
-                "no `choices` in response: {}",
-                snippet(&v.to_string())
-            ))
-        })?;
+        .ok_or_else(|| ModelError::Protocol(format!("no `choices` in response: {}", snippet(&v.to_string()))))?;
     let text = match &choice["message"]["content"] {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         other => {
-            return Err(ModelError::Protocol(format!(
-                "`message.content` is not text: {}",
-                snippet(&other.to_string())
-            )))
+            return Err(ModelError::Protocol(format!("`message.content` is not text: {}", snippet(&other.to_string()))))
         }
     };
     let top_logprobs = choice["logprobs"]["content"]
@@ -568,10 +456,9 @@ fn f32_to_f64(x: f32) -> f64 {
 
 fn with_attempts(err: ModelError, attempts: u32) -> ModelError {
     match err {
-        ModelError::Http { status, message } => ModelError::Http {
-            status,
-            message: format!("{message} (after {attempts} attempts)"),
-        },
+        ModelError::Http { status, message } => {
+            ModelError::Http { status, message: format!("{message} (after {attempts} attempts)") }
+        }
         ModelError::Protocol(m) => ModelError::Protocol(format!("{m} (after {attempts} attempts)")),
         other => other,
     }
@@ -579,21 +466,14 @@ fn with_attempts(err: ModelError, attempts: u32) -> ModelError {
 
 /// `Retry-After` in seconds (integer or decimal); the HTTP-date form is ignored.
 fn parse_retry_after(h: &str) -> Option<Duration> {
-    h.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+    h.trim().parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64)
 }
 
 fn is_timeout(t: &ureq::Transport) -> bool {
     let mut src: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(t);
     while let Some(e) = src {
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.kind(),
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-            ) {
+            if matches!(io.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) {
                 return true;
             }
         }
@@ -606,12 +486,7 @@ fn is_timeout(t: &ureq::Transport) -> bool {
 fn error_message(body: &str) -> String {
     serde_json::from_str::<Value>(body)
         .ok()
-        .and_then(|v| {
-            v["error"]["message"]
-                .as_str()
-                .or_else(|| v["message"].as_str())
-                .map(str::to_string)
-        })
+        .and_then(|v| v["error"]["message"].as_str().or_else(|| v["message"].as_str()).map(str::to_string))
         .unwrap_or_else(|| snippet(body))
 }
 
@@ -636,11 +511,7 @@ mod tests {
     #[test]
     fn softmax_over_found_labels_by_hand() {
         // logprobs ln(0.5), ln(0.2), ln(0.1): softmax over A, B = 0.5/0.7, 0.2/0.7; C absent.
-        let top = vec![
-            ("A".to_string(), 0.5f64.ln()),
-            (" B".to_string(), 0.2f64.ln()),
-            ("x".to_string(), 0.1f64.ln()),
-        ];
+        let top = vec![("A".to_string(), 0.5f64.ln()), (" B".to_string(), 0.2f64.ln()), ("x".to_string(), 0.1f64.ln())];
         let p = label_probs_from_top_logprobs(&labels(&["A", "B", "C"]), &top).unwrap();
         assert!((p.probs[0] - 0.5 / 0.7).abs() < 1e-12);
         assert!((p.probs[1] - 0.2 / 0.7).abs() < 1e-12);
@@ -652,11 +523,7 @@ mod tests {
 
     #[test]
     fn variants_take_max_and_add_mass() {
-        let top = vec![
-            ("A".to_string(), 0.3f64.ln()),
-            (" A".to_string(), 0.1f64.ln()),
-            ("B".to_string(), 0.3f64.ln()),
-        ];
+        let top = vec![("A".to_string(), 0.3f64.ln()), (" A".to_string(), 0.1f64.ln()), ("B".to_string(), 0.3f64.ln())];
         let p = label_probs_from_top_logprobs(&labels(&["A", "B"]), &top).unwrap();
         assert!((p.probs[0] - 0.5).abs() < 1e-12);
         assert!((p.logits[0] - 0.3f64.ln()).abs() < 1e-12);
@@ -666,10 +533,7 @@ mod tests {
     #[test]
     fn no_label_found_is_protocol_error() {
         let top = vec![("x".to_string(), -0.1)];
-        assert!(matches!(
-            label_probs_from_top_logprobs(&labels(&["A"]), &top),
-            Err(ModelError::Protocol(_))
-        ));
+        assert!(matches!(label_probs_from_top_logprobs(&labels(&["A"]), &top), Err(ModelError::Protocol(_))));
     }
 
     #[test]
@@ -691,37 +555,21 @@ mod tests {
 
     #[test]
     fn bodies_carry_parameters() {
-        let j = OpenAiJudge::new(OpenAiConfig {
-            base_url: "http://127.0.0.1:9/v1/".into(),
-            ..OpenAiConfig::new("m")
-        });
+        let j = OpenAiJudge::new(OpenAiConfig { base_url: "http://127.0.0.1:9/v1/".into(), ..OpenAiConfig::new("m") });
         assert_eq!(j.identity(), "openai:http://127.0.0.1:9/v1:m");
         let mut prompt = Prompt::chat("sys", "user");
         prompt.assistant_prefix = Some("Verdict:".into());
-        let params = GenParams {
-            stop: vec!["\n".into()],
-            json_schema: Some(json!({"type": "object"})),
-            ..GenParams::default()
-        };
+        let params =
+            GenParams { stop: vec!["\n".into()], json_schema: Some(json!({"type": "object"})), ..GenParams::default() };
         let b = j.generate_body(&prompt, &params);
-        assert_eq!(
-            b["messages"][2],
-            json!({"role": "assistant", "content": "Verdict:"})
-        );
+        assert_eq!(b["messages"][2], json!({"role": "assistant", "content": "Verdict:"}));
         assert_eq!(b["seed"], 42);
         assert_eq!(b["stop"], json!(["\n"]));
         assert_eq!(b["response_format"]["type"], "json_schema");
-        assert_eq!(
-            b["response_format"]["json_schema"]["schema"],
-            json!({"type": "object"})
-        );
+        assert_eq!(b["response_format"]["json_schema"]["schema"], json!({"type": "object"}));
         let b = j.label_body(&prompt, true);
         assert_eq!(
-            (
-                b["max_tokens"].clone(),
-                b["logprobs"].clone(),
-                b["top_logprobs"].clone()
-            ),
+            (b["max_tokens"].clone(), b["logprobs"].clone(), b["top_logprobs"].clone()),
             (json!(1), json!(true), json!(20))
         );
     }

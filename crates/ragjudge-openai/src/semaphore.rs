@@ -12,10 +12,7 @@ pub(crate) struct Permit<'a>(&'a Semaphore);
 
 impl Semaphore {
     pub(crate) fn new(n: usize) -> Self {
-        Self {
-            free: Mutex::new(n.max(1)),
-            cv: Condvar::new(),
-        }
+        Self { free: Mutex::new(n.max(1)), cv: Condvar::new() }
     }
 
     pub(crate) fn acquire(&self) -> Permit<'_> {
@@ -34,4 +31,3 @@ impl Drop for Permit<'_> {
         self.0.cv.notify_one();
     }
 }
-

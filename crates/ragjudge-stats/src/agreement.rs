@@ -22,10 +22,7 @@ pub enum Weights {
 
 fn check_len<T>(a: &[T], b: &[T]) -> Result<(), StatsError> {
     if a.len() != b.len() {
-        return Err(StatsError::LengthMismatch {
-            left: a.len(),
-            right: b.len(),
-        });
+        return Err(StatsError::LengthMismatch { left: a.len(), right: b.len() });
     }
     Ok(())
 }
@@ -51,20 +48,11 @@ pub fn unique_labels<T: Ord + Clone>(y1: &[T], y2: &[T]) -> Vec<T> {
 /// Confusion matrix `C[i][j]`: count of samples with true label `labels[i]` and predicted
 /// label `labels[j]` (rows true, columns predicted, as `sklearn.metrics.confusion_matrix`).
 /// Samples whose true or predicted label is not in `labels` are ignored.
-pub fn confusion_matrix<T: Ord>(
-    y_true: &[T],
-    y_pred: &[T],
-    labels: &[T],
-) -> Result<Vec<Vec<u64>>, StatsError> {
+pub fn confusion_matrix<T: Ord>(y_true: &[T], y_pred: &[T], labels: &[T]) -> Result<Vec<Vec<u64>>, StatsError> {
     check_len(y_true, y_pred)?;
     let mut sorted: Vec<(&T, usize)> = labels.iter().zip(0..).collect();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
-    let index = |v: &T| {
-        sorted
-            .binary_search_by(|(l, _)| (*l).cmp(v))
-            .ok()
-            .map(|i| sorted[i].1)
-    };
+    let index = |v: &T| sorted.binary_search_by(|(l, _)| (*l).cmp(v)).ok().map(|i| sorted[i].1);
     let k = labels.len();
     let mut m = vec![vec![0u64; k]; k];
     for (t, p) in y_true.iter().zip(y_pred) {
@@ -83,11 +71,7 @@ pub fn confusion_matrix<T: Ord>(
 /// diagonal and 1 elsewhere, or `|i - j|` / `(i - j)^2` for weighted kappa (Cohen 1968).
 /// `None` when undefined (empty input, or a single label in common so that
 /// `sum(w * E) = 0`), where sklearn returns NaN.
-pub fn cohen_kappa<T: Ord + Clone>(
-    y1: &[T],
-    y2: &[T],
-    weights: Weights,
-) -> Result<Option<f64>, StatsError> {
+pub fn cohen_kappa<T: Ord + Clone>(y1: &[T], y2: &[T], weights: Weights) -> Result<Option<f64>, StatsError> {
     let labels = unique_labels(y1, y2);
     let cm = confusion_matrix(y1, y2, &labels)?;
     Ok(kappa_from_confusion(&cm, weights))
@@ -101,9 +85,7 @@ pub fn kappa_from_confusion(cm: &[Vec<u64>], weights: Weights) -> Option<f64> {
         return None;
     }
     let rows: Vec<f64> = cm.iter().map(|r| r.iter().sum::<u64>() as f64).collect();
-    let cols: Vec<f64> = (0..k)
-        .map(|j| cm.iter().map(|r| r[j]).sum::<u64>() as f64)
-        .collect();
+    let cols: Vec<f64> = (0..k).map(|j| cm.iter().map(|r| r[j]).sum::<u64>() as f64).collect();
     let n: f64 = cols.iter().sum();
     if n == 0.0 {
         return None;
@@ -142,39 +124,19 @@ mod tests {
         // Table (rows rater 1, cols rater 2): [[20, 5], [10, 15]], n = 50.
         // p_o = 35/50 = 0.7; p_e = (25*30 + 25*20) / 2500 = 0.5; kappa = 0.2 / 0.5 = 0.4.
         let cm = vec![vec![20, 5], vec![10, 15]];
-        assert_abs_diff_eq!(
-            kappa_from_confusion(&cm, Weights::None).unwrap(),
-            0.4,
-            epsilon = 1e-15
-        );
+        assert_abs_diff_eq!(kappa_from_confusion(&cm, Weights::None).unwrap(), 0.4, epsilon = 1e-15);
         let mut y1 = Vec::new();
         let mut y2 = Vec::new();
-        for (a, b, c) in [
-            ("no", "no", 20),
-            ("no", "yes", 5),
-            ("yes", "no", 10),
-            ("yes", "yes", 15),
-        ] {
+        for (a, b, c) in [("no", "no", 20), ("no", "yes", 5), ("yes", "no", 10), ("yes", "yes", 15)] {
             for _ in 0..c {
                 y1.push(a.to_string());
                 y2.push(b.to_string());
             }
         }
-        assert_eq!(
-            confusion_matrix(&y1, &y2, &unique_labels(&y1, &y2)).unwrap(),
-            cm
-        );
-        assert_abs_diff_eq!(
-            cohen_kappa(&y1, &y2, Weights::None).unwrap().unwrap(),
-            0.4,
-            epsilon = 1e-15
-        );
+        assert_eq!(confusion_matrix(&y1, &y2, &unique_labels(&y1, &y2)).unwrap(), cm);
+        assert_abs_diff_eq!(cohen_kappa(&y1, &y2, Weights::None).unwrap().unwrap(), 0.4, epsilon = 1e-15);
         // With two labels all three weightings coincide.
-        assert_abs_diff_eq!(
-            cohen_kappa(&y1, &y2, Weights::Quadratic).unwrap().unwrap(),
-            0.4,
-            epsilon = 1e-15
-        );
+        assert_abs_diff_eq!(cohen_kappa(&y1, &y2, Weights::Quadratic).unwrap().unwrap(), 0.4, epsilon = 1e-15);
         assert_eq!(accuracy(&y1, &y2).unwrap(), Some(0.7));
     }
 
@@ -192,9 +154,6 @@ mod tests {
     fn confusion_ignores_unlisted_labels_and_keeps_given_order() {
         let t = [2, 1, 3, 1];
         let p = [1, 1, 3, 2];
-        assert_eq!(
-            confusion_matrix(&t, &p, &[2, 1]).unwrap(),
-            vec![vec![0, 1], vec![1, 1]]
-        );
+        assert_eq!(confusion_matrix(&t, &p, &[2, 1]).unwrap(), vec![vec![0, 1], vec![1, 1]]);
     }
 }

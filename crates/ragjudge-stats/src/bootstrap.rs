@@ -43,12 +43,7 @@ fn percentile_ci(mut stats: Vec<f64>, estimate: f64, level: f64) -> Result<Ci, S
     let alpha = (1.0 - level) / 2.0;
     let low = quantile_sorted(&stats, alpha).ok_or(StatsError::Undefined)?;
     let high = quantile_sorted(&stats, 1.0 - alpha).ok_or(StatsError::Undefined)?;
-    Ok(Ci {
-        estimate,
-        low,
-        high,
-        level,
-    })
+    Ok(Ci { estimate, low, high, level })
 }
 
 /// Percentile bootstrap CI of `statistic` over `values`.
@@ -108,10 +103,7 @@ pub fn bootstrap_ci_paired(
 ) -> Result<Ci, StatsError> {
     check_level(level)?;
     if x.len() != y.len() {
-        return Err(StatsError::LengthMismatch {
-            left: x.len(),
-            right: y.len(),
-        });
+        return Err(StatsError::LengthMismatch { left: x.len(), right: y.len() });
     }
     if x.is_empty() {
         return Err(StatsError::Empty);
@@ -274,11 +266,7 @@ impl PoissonBootstrapMean {
     /// # Panics
     /// If `weights.len()` differs from [`n_replicates`](Self::n_replicates).
     pub fn push_weighted(&mut self, x: f64, weights: &[u8]) {
-        assert_eq!(
-            weights.len(),
-            self.sums.len(),
-            "weights must have one entry per replicate"
-        );
+        assert_eq!(weights.len(), self.sums.len(), "weights must have one entry per replicate");
         if !x.is_finite() {
             return;
         }
@@ -310,13 +298,8 @@ impl PoissonBootstrapMean {
     pub fn ci(&self, level: f64) -> Option<Ci> {
         check_level(level).ok()?;
         let estimate = self.mean()?;
-        let means: Vec<f64> = self
-            .sums
-            .iter()
-            .zip(&self.totals)
-            .filter(|(_, &t)| t > 0)
-            .map(|(&s, &t)| s / t as f64)
-            .collect();
+        let means: Vec<f64> =
+            self.sums.iter().zip(&self.totals).filter(|(_, &t)| t > 0).map(|(&s, &t)| s / t as f64).collect();
         percentile_ci(means, estimate, level).ok()
     }
 }
@@ -367,14 +350,8 @@ mod tests {
     fn bootstrap_errors() {
         let mean = |v: &[f64]| describe::mean(v).unwrap_or(f64::NAN);
         assert_eq!(bootstrap_ci(&[], mean, 10, 0.95, 1), Err(StatsError::Empty));
-        assert_eq!(
-            bootstrap_ci(&[1.0], mean, 10, 1.0, 1),
-            Err(StatsError::InvalidLevel(1.0))
-        );
-        assert_eq!(
-            bootstrap_ci(&[1.0], mean, 0, 0.9, 1),
-            Err(StatsError::ZeroResamples)
-        );
+        assert_eq!(bootstrap_ci(&[1.0], mean, 10, 1.0, 1), Err(StatsError::InvalidLevel(1.0)));
+        assert_eq!(bootstrap_ci(&[1.0], mean, 0, 0.9, 1), Err(StatsError::ZeroResamples));
         let r = bootstrap_ci_paired(&[1.0], &[1.0, 2.0], |_, _| 0.0, 10, 0.9, 1);
         assert!(matches!(r, Err(StatsError::LengthMismatch { .. })));
     }
@@ -387,10 +364,7 @@ mod tests {
         // Two metrics fed from one weight draw per record see identical resamples:
         // for y = 2x + 1 every replicate mean of y is 2 * (replicate mean of x) + 1.
         let mut w = PoissonWeights::new(100, 9);
-        let (mut mx, mut my) = (
-            PoissonBootstrapMean::new(100, 0),
-            PoissonBootstrapMean::new(100, 0),
-        );
+        let (mut mx, mut my) = (PoissonBootstrapMean::new(100, 0), PoissonBootstrapMean::new(100, 0));
         for i in 0..50 {
             let x = (i % 7) as f64;
             let weights = w.draw();

@@ -93,15 +93,7 @@ pub struct Correlation {
 
 impl Correlation {
     fn undefined(n: usize, level: f64, ci_method: CiMethod) -> Self {
-        Self {
-            coefficient: None,
-            p_value: None,
-            n,
-            ci_low: None,
-            ci_high: None,
-            level,
-            ci_method,
-        }
+        Self { coefficient: None, p_value: None, n, ci_low: None, ci_high: None, level, ci_method }
     }
 }
 
@@ -140,20 +132,12 @@ fn pearson_r(x: &[f64], y: &[f64]) -> Option<f64> {
     let my = y.iter().sum::<f64>() / n;
     let scale = |v: &[f64], m: f64| {
         let max = v.iter().fold(0.0f64, |a, &b| a.max((b - m).abs()));
-        let norm = max
-            * v.iter()
-                .map(|&b| ((b - m) / max).powi(2))
-                .sum::<f64>()
-                .sqrt();
+        let norm = max * v.iter().map(|&b| ((b - m) / max).powi(2)).sum::<f64>().sqrt();
         (max, norm)
     };
     let (_, nx) = scale(x, mx);
     let (_, ny) = scale(y, my);
-    let r: f64 = x
-        .iter()
-        .zip(y)
-        .map(|(&a, &b)| ((a - mx) / nx) * ((b - my) / ny))
-        .sum();
+    let r: f64 = x.iter().zip(y).map(|(&a, &b)| ((a - mx) / nx) * ((b - my) / ny)).sum();
     r.is_finite().then(|| r.clamp(-1.0, 1.0))
 }
 
@@ -180,9 +164,7 @@ pub fn pearson_with_level(x: &[f64], y: &[f64], level: f64) -> Result<Correlatio
     };
     let a = n as f64 / 2.0 - 1.0;
     let p = 2.0 * beta_reg(a, a, ((1.0 - r.abs()) / 2.0).max(0.0));
-    let ci = (n > 3)
-        .then(|| fisher_ci(r, (1.0 / (n as f64 - 3.0)).sqrt(), level))
-        .flatten();
+    let ci = (n > 3).then(|| fisher_ci(r, (1.0 / (n as f64 - 3.0)).sqrt(), level)).flatten();
     Ok(Correlation {
         coefficient: Some(r),
         p_value: Some(p.min(1.0)),
@@ -224,9 +206,7 @@ pub fn spearman_with_level(x: &[f64], y: &[f64], level: f64) -> Result<Correlati
         let dist = StudentsT::new(0.0, 1.0, dof).map_err(|_| StatsError::Undefined)?;
         2.0 * dist.sf(t.abs())
     };
-    let ci = (n > 3)
-        .then(|| fisher_ci(rho, (1.06 / (n as f64 - 3.0)).sqrt(), level))
-        .flatten();
+    let ci = (n > 3).then(|| fisher_ci(rho, (1.06 / (n as f64 - 3.0)).sqrt(), level)).flatten();
     Ok(Correlation {
         coefficient: Some(rho),
         p_value: Some(p.min(1.0)),
@@ -262,8 +242,7 @@ impl KendallCounts {
 
     /// Concordant minus discordant: `tot - xtie - ytie + ntie - 2 dis`.
     fn con_minus_dis(&self) -> f64 {
-        (self.total() as i128 - self.xtie as i128 - self.ytie as i128 + self.ntie as i128
-            - 2 * self.dis as i128) as f64
+        (self.total() as i128 - self.xtie as i128 - self.ytie as i128 + self.ntie as i128 - 2 * self.dis as i128) as f64
     }
 
     /// Tau-b `(C - D) / sqrt((tot - xtie)(tot - ytie))`; `None` if either side is constant.
@@ -272,9 +251,7 @@ impl KendallCounts {
         if self.n < 2 || self.xtie == tot || self.ytie == tot {
             return None;
         }
-        let t = self.con_minus_dis()
-            / ((tot - self.xtie) as f64).sqrt()
-            / ((tot - self.ytie) as f64).sqrt();
+        let t = self.con_minus_dis() / ((tot - self.xtie) as f64).sqrt() / ((tot - self.ytie) as f64).sqrt();
         Some(t.clamp(-1.0, 1.0))
     }
 }
@@ -327,17 +304,7 @@ fn kendall_counts(x: &[f64], y: &[f64]) -> KendallCounts {
     let n = x.len();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| cmp_f64(x[a], x[b]).then(cmp_f64(y[a], y[b])));
-    let mut c = KendallCounts {
-        n: n as u64,
-        dis: 0,
-        xtie: 0,
-        ytie: 0,
-        ntie: 0,
-        x0: 0.0,
-        x1: 0.0,
-        y0: 0.0,
-        y1: 0.0,
-    };
+    let mut c = KendallCounts { n: n as u64, dis: 0, xtie: 0, ytie: 0, ntie: 0, x0: 0.0, x1: 0.0, y0: 0.0, y1: 0.0 };
     let (mut xrun, mut jrun) = (1u64, 1u64);
     let (mut jt, mut d0, mut d1) = (0u64, 0.0, 0.0);
     for w in order.windows(2) {
@@ -454,11 +421,7 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<Correlation, StatsError> {
 ///  + 2 T_x T_y / (n(n-1)) + sum_x t(t-1)(t-2) sum_y u(u-1)(u-2) / (9 n(n-1)(n-2))`
 /// (Kendall 1970, eq. 4.3; T_x, T_y the tied pair counts). The CI is Fisher z with
 /// standard error `sqrt(0.437 / (n - 4))` (Fieller, Hartley & Pearson 1957).
-pub fn kendall_tau_b_with_level(
-    x: &[f64],
-    y: &[f64],
-    level: f64,
-) -> Result<Correlation, StatsError> {
+pub fn kendall_tau_b_with_level(x: &[f64], y: &[f64], level: f64) -> Result<Correlation, StatsError> {
     check_level(level)?;
     check_pair(x, y)?;
     let n = x.len();
@@ -481,9 +444,7 @@ pub fn kendall_tau_b_with_level(
         let z = counts.con_minus_dis() / var.sqrt();
         normal_two_sided_p(z)
     };
-    let ci = (n > 4)
-        .then(|| fisher_ci(tau, (0.437 / (n as f64 - 4.0)).sqrt(), level))
-        .flatten();
+    let ci = (n > 4).then(|| fisher_ci(tau, (0.437 / (n as f64 - 4.0)).sqrt(), level)).flatten();
     Ok(Correlation {
         coefficient: Some(tau),
         p_value: Some(p.min(1.0)),
@@ -566,21 +527,16 @@ mod tests {
     fn normal_p_value() {
         // scipy.special.ndtr(-1.959963984540054) * 2 = 0.05; ndtr(-3) * 2 = 0.0026997960632601866.
         assert_abs_diff_eq!(normal_two_sided_p(1.959963984540054), 0.05, epsilon = 1e-15);
-        assert_abs_diff_eq!(
-            normal_two_sided_p(-3.0),
-            0.0026997960632601866,
-            epsilon = 1e-17
-        );
+        assert_abs_diff_eq!(normal_two_sided_p(-3.0), 0.0026997960632601866, epsilon = 1e-17);
         assert_eq!(normal_two_sided_p(0.0), 1.0);
     }
 
     #[test]
     fn inversions_match_quadratic_count() {
         let v: Vec<f64> = (0..200).map(|i| ((i * 7919) % 53) as f64).collect();
-        let brute = (0..v.len())
-            .flat_map(|i| (i + 1..v.len()).map(move |j| (i, j)))
-            .filter(|&(i, j)| v[i] > v[j])
-            .count() as u64;
+        let brute =
+            (0..v.len()).flat_map(|i| (i + 1..v.len()).map(move |j| (i, j))).filter(|&(i, j)| v[i] > v[j]).count()
+                as u64;
         let mut s = v.clone();
         let mut buf = vec![0.0; s.len()];
         assert_eq!(merge_sort_inversions(&mut s, &mut buf), brute);
@@ -592,37 +548,18 @@ mod tests {
         let c = pearson(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).unwrap();
         assert_eq!(c.coefficient, None);
         assert_eq!(c.p_value, None);
-        assert_eq!(
-            spearman(&[1.0, 2.0], &[2.0, 1.0]).unwrap().coefficient,
-            None
-        );
-        assert_eq!(
-            kendall_tau_b(&[1.0, 2.0, 3.0], &[5.0, 5.0, 5.0])
-                .unwrap()
-                .coefficient,
-            None
-        );
-        assert!(matches!(
-            pearson(&[1.0], &[1.0, 2.0]),
-            Err(StatsError::LengthMismatch { .. })
-        ));
-        assert_eq!(
-            pearson(&[1.0, f64::NAN, 2.0], &[1.0, 2.0, 3.0]),
-            Err(StatsError::NonFinite)
-        );
-        assert_eq!(
-            pearson_with_level(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], 0.0),
-            Err(StatsError::InvalidLevel(0.0))
-        );
+        assert_eq!(spearman(&[1.0, 2.0], &[2.0, 1.0]).unwrap().coefficient, None);
+        assert_eq!(kendall_tau_b(&[1.0, 2.0, 3.0], &[5.0, 5.0, 5.0]).unwrap().coefficient, None);
+        assert!(matches!(pearson(&[1.0], &[1.0, 2.0]), Err(StatsError::LengthMismatch { .. })));
+        assert_eq!(pearson(&[1.0, f64::NAN, 2.0], &[1.0, 2.0, 3.0]), Err(StatsError::NonFinite));
+        assert_eq!(pearson_with_level(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], 0.0), Err(StatsError::InvalidLevel(0.0)));
     }
 
     #[test]
     fn kendall_large_n_is_fast() {
         let n = 100_000;
         let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 10007) as f64).collect();
-        let y: Vec<f64> = (0..n)
-            .map(|i| (((i * 104_729) % 9973) as f64) + x[i] * 0.5)
-            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (((i * 104_729) % 9973) as f64) + x[i] * 0.5).collect();
         let t = std::time::Instant::now();
         let r = kendall_tau_b(&x, &y).unwrap();
         assert!(r.coefficient.is_some() && r.p_value.is_some());
@@ -633,23 +570,13 @@ mod tests {
     fn bootstrap_ci_brackets_estimate() {
         let x: Vec<f64> = (0..80).map(|i| i as f64).collect();
         let y: Vec<f64> = x.iter().map(|v| v + ((v * 37.0) % 11.0) * 3.0).collect();
-        for kind in [
-            CorrelationKind::Pearson,
-            CorrelationKind::Spearman,
-            CorrelationKind::KendallTauB,
-        ] {
+        for kind in [CorrelationKind::Pearson, CorrelationKind::Spearman, CorrelationKind::KendallTauB] {
             let a = bootstrap_correlation_ci(kind, &x, &y, 300, 0.95, 5).unwrap();
             let b = bootstrap_correlation_ci(kind, &x, &y, 300, 0.95, 5).unwrap();
             assert_eq!(a, b);
             let r = a.coefficient.unwrap();
             assert!(a.ci_low.unwrap() < r && r < a.ci_high.unwrap(), "{kind:?}");
-            assert_eq!(
-                a.ci_method,
-                CiMethod::Bootstrap {
-                    n_resamples: 300,
-                    seed: 5
-                }
-            );
+            assert_eq!(a.ci_method, CiMethod::Bootstrap { n_resamples: 300, seed: 5 });
         }
     }
 }

@@ -122,11 +122,7 @@ pub(crate) fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     let t = h - lo as f64;
     let (a, b) = (sorted[lo], sorted[hi]);
     let d = b - a;
-    let v = if t >= 0.5 {
-        b - d * (1.0 - t)
-    } else {
-        a + d * t
-    };
+    let v = if t >= 0.5 { b - d * (1.0 - t) } else { a + d * t };
     finite_or_none(v)
 }
 
@@ -265,11 +261,7 @@ mod tests {
         assert_eq!(median(&xs), Some(4.5));
         // h = 7 * 0.25 = 1.75 -> 4 + 0.75 * 0 = 4; h = 5.25 -> 5 + 0.25 * 2 = 5.5.
         assert_eq!(iqr(&xs), Some(1.5));
-        assert_abs_diff_eq!(
-            coefficient_of_variation(&xs).unwrap(),
-            (32.0f64 / 7.0).sqrt() / 5.0,
-            epsilon = 1e-15
-        );
+        assert_abs_diff_eq!(coefficient_of_variation(&xs).unwrap(), (32.0f64 / 7.0).sqrt() / 5.0, epsilon = 1e-15);
     }
 
     #[test]
@@ -287,17 +279,11 @@ mod tests {
 
     #[test]
     fn summary_matches_two_pass_and_merges() {
-        let xs: Vec<f64> = (0..1000)
-            .map(|i| 1e6 + ((i * 37) % 101) as f64 * 0.01)
-            .collect();
+        let xs: Vec<f64> = (0..1000).map(|i| 1e6 + ((i * 37) % 101) as f64 * 0.01).collect();
         let s: Summary = xs.iter().copied().collect();
         assert_eq!(s.count(), 1000);
         assert_abs_diff_eq!(s.mean().unwrap(), mean(&xs).unwrap(), epsilon = 1e-8);
-        assert_abs_diff_eq!(
-            s.variance().unwrap(),
-            variance(&xs).unwrap(),
-            epsilon = 1e-9
-        );
+        assert_abs_diff_eq!(s.variance().unwrap(), variance(&xs).unwrap(), epsilon = 1e-9);
         assert_eq!(s.min(), Some(1e6));
         assert_eq!(s.max(), Some(1e6 + 1.0));
 

@@ -45,10 +45,7 @@ pub(crate) fn check_level(level: f64) -> Result<(), StatsError> {
 /// Checks that two aligned inputs have the same length and finite values.
 pub(crate) fn check_pair(x: &[f64], y: &[f64]) -> Result<(), StatsError> {
     if x.len() != y.len() {
-        return Err(StatsError::LengthMismatch {
-            left: x.len(),
-            right: y.len(),
-        });
+        return Err(StatsError::LengthMismatch { left: x.len(), right: y.len() });
     }
     if x.iter().chain(y).all(|v| v.is_finite()) {
         Ok(())

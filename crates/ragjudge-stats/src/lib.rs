@@ -16,19 +16,15 @@ pub mod describe;
 mod error;
 pub mod rank;
 
-pub use agreement::{
-    accuracy, cohen_kappa, confusion_matrix, kappa_from_confusion, unique_labels, Weights,
-};
-pub use bootstrap::{
-    bootstrap_ci, bootstrap_ci_paired, Ci, PoissonBootstrapMean, PoissonWeights, DEFAULT_REPLICATES,
-};
+pub use agreement::{accuracy, cohen_kappa, confusion_matrix, kappa_from_confusion, unique_labels, Weights};
+pub use bootstrap::{bootstrap_ci, bootstrap_ci_paired, Ci, PoissonBootstrapMean, PoissonWeights, DEFAULT_REPLICATES};
 pub use correlation::{
-    bootstrap_correlation_ci, kendall_tau_b, kendall_tau_b_with_level, pearson, pearson_with_level,
-    spearman, spearman_with_level, CiMethod, Correlation, CorrelationKind, DEFAULT_LEVEL,
+    bootstrap_correlation_ci, kendall_tau_b, kendall_tau_b_with_level, pearson, pearson_with_level, spearman,
+    spearman_with_level, CiMethod, Correlation, CorrelationKind, DEFAULT_LEVEL,
 };
 pub use describe::{
-    coefficient_of_variation, iqr, mean, median, population_std_dev, population_variance, quantile,
-    quantiles, std_dev, variance, variance_ddof, Summary,
+    coefficient_of_variation, iqr, mean, median, population_std_dev, population_variance, quantile, quantiles, std_dev,
+    variance, variance_ddof, Summary,
 };
 pub use error::StatsError;
 pub use rank::{cmp_f64, rankdata_average};

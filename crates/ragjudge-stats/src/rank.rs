@@ -41,10 +41,7 @@ mod tests {
 
     #[test]
     fn ties_get_average_ranks() {
-        assert_eq!(
-            rankdata_average(&[10.0, 20.0, 20.0, 30.0]),
-            vec![1.0, 2.5, 2.5, 4.0]
-        );
+        assert_eq!(rankdata_average(&[10.0, 20.0, 20.0, 30.0]), vec![1.0, 2.5, 2.5, 4.0]);
     }
 
     #[test]
@@ -61,9 +58,6 @@ mod tests {
     #[test]
     fn unsorted_input_keeps_positions() {
         // By hand: sorted 1,1,3,4,5 -> ranks 1.5,1.5,3,4,5.
-        assert_eq!(
-            rankdata_average(&[3.0, 1.0, 4.0, 1.0, 5.0]),
-            vec![3.0, 1.5, 4.0, 1.5, 5.0]
-        );
+        assert_eq!(rankdata_average(&[3.0, 1.0, 4.0, 1.0, 5.0]), vec![3.0, 1.5, 4.0, 1.5, 5.0]);
     }
 }

@@ -21,15 +21,8 @@ fn poisson_ci_agrees_with_classic_and_normal_theory() {
     let n = xs.len() as f64;
     let m = mean(&xs).unwrap();
     let se = std_dev(&xs).unwrap() / n.sqrt();
-    let t = StudentsT::new(0.0, 1.0, n - 1.0)
-        .unwrap()
-        .inverse_cdf(0.975);
-    let theory = Ci {
-        estimate: m,
-        low: m - t * se,
-        high: m + t * se,
-        level: 0.95,
-    };
+    let t = StudentsT::new(0.0, 1.0, n - 1.0).unwrap().inverse_cdf(0.975);
+    let theory = Ci { estimate: m, low: m - t * se, high: m + t * se, level: 0.95 };
     let classic = bootstrap_ci(&xs, |v| mean(v).unwrap_or(f64::NAN), 2000, 0.95, 3).unwrap();
 
     for seed in [1u64, 2, 3] {
@@ -49,11 +42,7 @@ fn poisson_ci_agrees_with_classic_and_normal_theory() {
                 width(other),
                 rel * 100.0
             );
-            assert!(
-                rel < 0.10,
-                "seed {seed}: width off by {:.1}% from {name}",
-                rel * 100.0
-            );
+            assert!(rel < 0.10, "seed {seed}: width off by {:.1}% from {name}", rel * 100.0);
             // Centres agree to a small fraction of the width.
             let centre = |c: &Ci| (c.low + c.high) / 2.0;
             assert!((centre(&ci) - centre(other)).abs() < 0.1 * width(other));
@@ -96,10 +85,7 @@ fn poisson_push_is_fast() {
         pb.push((i % 97) as f64);
     }
     let per_value = start.elapsed().as_secs_f64() / 5_000.0;
-    println!(
-        "Poisson push: {:.2} us per value (1000 replicates)",
-        per_value * 1e6
-    );
+    println!("Poisson push: {:.2} us per value (1000 replicates)", per_value * 1e6);
     assert!(pb.ci(0.95).is_some());
     // Generous bound so unoptimised test builds on a loaded machine still pass.
     assert!(per_value < 2e-3);

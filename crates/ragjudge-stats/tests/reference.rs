@@ -12,11 +12,7 @@ fn fixture() -> Value {
 }
 
 fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_f64().unwrap())
-        .collect()
+    v.as_array().unwrap().iter().map(|a| a.as_f64().unwrap()).collect()
 }
 
 /// Tracks the largest absolute difference per quantity, failing past `TOL`.
@@ -29,10 +25,7 @@ impl MaxDiff {
             (None, None) => {}
             (Some(g), Some(w)) => {
                 let d = (g - w).abs();
-                assert!(
-                    d <= TOL,
-                    "{case}: {what}: got {g}, scipy/sklearn/numpy {w}, diff {d:e}"
-                );
+                assert!(d <= TOL, "{case}: {what}: got {g}, scipy/sklearn/numpy {w}, diff {d:e}");
                 match self.0.iter_mut().find(|(k, _)| k == what) {
                     Some(entry) => entry.1 = entry.1.max(d),
                     None => self.0.push((what.to_string(), d)),
@@ -77,12 +70,7 @@ fn correlations_match_scipy() {
             md.check("pearson p", name, p.p_value, &case["pearson"]["p"]);
             md.check("spearman rho", name, s.coefficient, &case["spearman"]["r"]);
             md.check("spearman p", name, s.p_value, &case["spearman"]["p"]);
-            md.check(
-                "kendall tau-b",
-                name,
-                k.coefficient,
-                &case["kendall"]["tau"],
-            );
+            md.check("kendall tau-b", name, k.coefficient, &case["kendall"]["tau"]);
             md.check("kendall p", name, k.p_value, &case["kendall"]["p"]);
             let pci = &case["pearson"]["ci"][level_key];
             md.check("pearson ci (scipy)", name, p.ci_low, &pci[0]);
@@ -117,12 +105,7 @@ fn kendall_exact_p_matches_scipy_for_every_count() {
     for case in f["kendall_exact"].as_array().unwrap() {
         let n = case["n"].as_u64().unwrap() as usize;
         let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
-        for (dis, want) in case["p_by_discordant"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .enumerate()
-        {
+        for (dis, want) in case["p_by_discordant"].as_array().unwrap().iter().enumerate() {
             let y = perm_with_inversions(n, dis);
             let got = kendall_tau_b(&x, &y).unwrap().p_value;
             md.check("kendall exact p", &format!("n={n} dis={dis}"), got, want);
@@ -141,42 +124,19 @@ fn kappa_and_confusion_match_sklearn() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| {
-                r.as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|v| v.as_u64().unwrap())
-                    .collect()
-            })
+            .map(|r| r.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect())
             .collect();
         let results = match case["kind"].as_str().unwrap() {
             "str" => {
                 let conv = |v: &Value| -> Vec<String> {
-                    v.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|a| a.as_str().unwrap().to_string())
-                        .collect()
+                    v.as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect()
                 };
-                run_kappa(
-                    &conv(&case["y1"]),
-                    &conv(&case["y2"]),
-                    &conv(&case["labels"]),
-                )
+                run_kappa(&conv(&case["y1"]), &conv(&case["y2"]), &conv(&case["labels"]))
             }
             _ => {
-                let conv = |v: &Value| -> Vec<i64> {
-                    v.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|a| a.as_i64().unwrap())
-                        .collect()
-                };
-                run_kappa(
-                    &conv(&case["y1"]),
-                    &conv(&case["y2"]),
-                    &conv(&case["labels"]),
-                )
+                let conv =
+                    |v: &Value| -> Vec<i64> { v.as_array().unwrap().iter().map(|a| a.as_i64().unwrap()).collect() };
+                run_kappa(&conv(&case["y1"]), &conv(&case["y2"]), &conv(&case["labels"]))
             }
         };
         let (cm, acc, kappas) = results;
@@ -184,12 +144,7 @@ fn kappa_and_confusion_match_sklearn() {
         md.check("accuracy", name, acc, &case["accuracy"]);
         md.check("kappa (none)", name, kappas[0], &case["kappa"]["none"]);
         md.check("kappa (linear)", name, kappas[1], &case["kappa"]["linear"]);
-        md.check(
-            "kappa (quadratic)",
-            name,
-            kappas[2],
-            &case["kappa"]["quadratic"],
-        );
+        md.check("kappa (quadratic)", name, kappas[2], &case["kappa"]["quadratic"]);
     }
     md.report("sklearn.metrics");
 }
@@ -200,8 +155,7 @@ fn run_kappa<T: Ord + Clone + std::fmt::Debug>(y1: &[T], y2: &[T], labels: &[T])
     assert_eq!(unique_labels(y1, y2), labels, "label order");
     let cm = confusion_matrix(y1, y2, labels).unwrap();
     let acc = accuracy(y1, y2).unwrap();
-    let k = [Weights::None, Weights::Linear, Weights::Quadratic]
-        .map(|w| cohen_kappa(y1, y2, w).unwrap());
+    let k = [Weights::None, Weights::Linear, Weights::Quadratic].map(|w| cohen_kappa(y1, y2, w).unwrap());
     (cm, acc, k)
 }
 
@@ -214,20 +168,10 @@ fn describe_matches_numpy() {
         let v = floats(&case["values"]);
         // Relative tolerance for large-offset data: compare scaled differences.
         md.check("mean", name, mean(&v), &case["mean"]);
-        md.check(
-            "var (ddof=0)",
-            name,
-            population_variance(&v),
-            &case["var_population"],
-        );
+        md.check("var (ddof=0)", name, population_variance(&v), &case["var_population"]);
         md.check("var (ddof=1)", name, variance(&v), &case["var_sample"]);
         md.check("std (ddof=1)", name, std_dev(&v), &case["std_sample"]);
-        md.check(
-            "std (ddof=0)",
-            name,
-            population_std_dev(&v),
-            &case["std_population"],
-        );
+        md.check("std (ddof=0)", name, population_std_dev(&v), &case["std_population"]);
         md.check("median", name, median(&v), &case["median"]);
         md.check("iqr", name, iqr(&v), &case["iqr"]);
         md.check("cv", name, coefficient_of_variation(&v), &case["cv"]);
@@ -239,12 +183,7 @@ fn describe_matches_numpy() {
         }
         let s: Summary = v.iter().copied().collect();
         md.check("Summary mean", name, s.mean(), &case["mean"]);
-        md.check(
-            "Summary var (ddof=1)",
-            name,
-            s.variance(),
-            &case["var_sample"],
-        );
+        md.check("Summary var (ddof=1)", name, s.variance(), &case["var_sample"]);
         md.check("Summary min", name, s.min(), &case["min"]);
         md.check("Summary max", name, s.max(), &case["max"]);
     }
@@ -255,9 +194,6 @@ fn describe_matches_numpy() {
 fn rankdata_matches_scipy() {
     let f = fixture();
     for case in f["rank"].as_array().unwrap() {
-        assert_eq!(
-            rankdata_average(&floats(&case["values"])),
-            floats(&case["ranks"])
-        );
+        assert_eq!(rankdata_average(&floats(&case["values"])), floats(&case["ranks"]));
     }
 }

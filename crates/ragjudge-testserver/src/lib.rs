@@ -80,18 +80,12 @@ impl Default for Normal {
 impl Normal {
     /// An answer with fixed `content` and the default top logprobs.
     pub fn text(content: &str) -> Self {
-        Self {
-            content: Content::Fixed(content.to_string()),
-            ..Self::default()
-        }
+        Self { content: Content::Fixed(content.to_string()), ..Self::default() }
     }
 
     /// An answer whose text is computed from the request body.
     pub fn func(f: impl Fn(&Value) -> String + Send + Sync + 'static) -> Self {
-        Self {
-            content: Content::Func(Arc::new(f)),
-            ..Self::default()
-        }
+        Self { content: Content::Func(Arc::new(f)), ..Self::default() }
     }
 
     /// The same answer with these top logprobs.
@@ -152,28 +146,19 @@ pub struct Script {
 
 impl Default for Script {
     fn default() -> Self {
-        Self {
-            queue: VecDeque::new(),
-            default: Behavior::normal(),
-        }
+        Self { queue: VecDeque::new(), default: Behavior::normal() }
     }
 }
 
 impl Script {
     /// Every request gets `default`.
     pub fn always(default: Behavior) -> Self {
-        Self {
-            queue: VecDeque::new(),
-            default,
-        }
+        Self { queue: VecDeque::new(), default }
     }
 
     /// The first requests get `queue` in order, later ones `default`.
     pub fn sequence(queue: Vec<Behavior>, default: Behavior) -> Self {
-        Self {
-            queue: queue.into(),
-            default,
-        }
+        Self { queue: queue.into(), default }
     }
 }
 
@@ -242,11 +227,7 @@ impl TestServer {
             .name("testserver-accept".into())
             .spawn(move || accept_loop(listener, st))
             .expect("spawn accept thread");
-        TestServer {
-            addr,
-            state,
-            accept: Some(accept),
-        }
+        TestServer { addr, state, accept: Some(accept) }
     }
 
     /// Base URL in the OpenAI convention, with the `/v1` suffix: `http://127.0.0.1:PORT/v1`.
@@ -317,20 +298,16 @@ fn accept_loop(listener: TcpListener, state: Arc<State>) {
         // Bound the number of connection threads: wait for a free slot (bounded by the read
         // timeout of the connections being served, so this never waits forever).
         let mut waited = Duration::ZERO;
-        while state.connections.load(Ordering::SeqCst) >= MAX_CONNECTIONS
-            && waited < READ_TIMEOUT * 4
-        {
+        while state.connections.load(Ordering::SeqCst) >= MAX_CONNECTIONS && waited < READ_TIMEOUT * 4 {
             std::thread::sleep(Duration::from_millis(2));
             waited += Duration::from_millis(2);
         }
         state.connections.fetch_add(1, Ordering::SeqCst);
         let st = Arc::clone(&state);
-        let spawned = std::thread::Builder::new()
-            .name("testserver-conn".into())
-            .spawn(move || {
-                let _ = serve(stream, &st);
-                st.connections.fetch_sub(1, Ordering::SeqCst);
-            });
+        let spawned = std::thread::Builder::new().name("testserver-conn".into()).spawn(move || {
+            let _ = serve(stream, &st);
+            st.connections.fetch_sub(1, Ordering::SeqCst);
+        });
         if spawned.is_err() {
             state.connections.fetch_sub(1, Ordering::SeqCst);
         }
@@ -376,12 +353,7 @@ fn read_request(stream: &TcpStream) -> std::io::Result<Option<Request>> {
     }
     let mut body = vec![0u8; content_length];
     reader.read_exact(&mut body)?;
-    Ok(Some(Request {
-        method,
-        path,
-        authorization,
-        body,
-    }))
+    Ok(Some(Request { method, path, authorization, body }))
 }
 
 fn serve(mut stream: TcpStream, state: &State) -> std::io::Result<()> {
@@ -404,7 +376,8 @@ fn serve(mut stream: TcpStream, state: &State) -> std::io::Result<()> {
     let path = req.path.split('?').next().unwrap_or("");
     match (req.method.as_str(), path) {
         ("GET", "/v1/models") => {
-            let b = json!({"object": "list", "data": [{"id": "test-model", "object": "model", "owned_by": "ragjudge"}]});
+            let b =
+                json!({"object": "list", "data": [{"id": "test-model", "object": "model", "owned_by": "ragjudge"}]});
             respond(&mut stream, 200, &[], b.to_string().as_bytes())
         }
         ("POST", "/v1/chat/completions") => {
@@ -429,11 +402,8 @@ fn completion(n: &Normal, request: &Value, with_logprobs: bool) -> Value {
         Content::Func(f) => f(request),
     };
     let logprobs = if with_logprobs && !n.top_logprobs.is_empty() {
-        let top: Vec<Value> = n
-            .top_logprobs
-            .iter()
-            .map(|(t, l)| json!({"token": t, "logprob": l, "bytes": t.as_bytes()}))
-            .collect();
+        let top: Vec<Value> =
+            n.top_logprobs.iter().map(|(t, l)| json!({"token": t, "logprob": l, "bytes": t.as_bytes()})).collect();
         let (t0, l0) = &n.top_logprobs[0];
         json!({"content": [{"token": t0, "logprob": l0, "bytes": t0.as_bytes(), "top_logprobs": top}]})
     } else {
@@ -502,35 +472,14 @@ fn answer(
     }
     in_flight.leave();
     match behavior {
-        Behavior::Normal(n) => {
-            respond(
-                stream,
-                200,
-                &[],
-                completion(n, request, true).to_string().as_bytes(),
-            )
-        }
-        Behavior::NoLogprobs(n) => {
-            respond(
-                stream,
-                200,
-                &[],
-                completion(n, request, false).to_string().as_bytes(),
-            )
-        }
+        Behavior::Normal(n) => respond(stream, 200, &[], completion(n, request, true).to_string().as_bytes()),
+        Behavior::NoLogprobs(n) => respond(stream, 200, &[], completion(n, request, false).to_string().as_bytes()),
         Behavior::RateLimited { retry_after_s } => {
             let ra = retry_after_s.to_string();
-            respond(
-                stream,
-                429,
-                &[("Retry-After", ra.as_str())],
-                error_body("rate limited").as_bytes(),
-            )
+            respond(stream, 429, &[("Retry-After", ra.as_str())], error_body("rate limited").as_bytes())
         }
         Behavior::ServerError => respond(stream, 500, &[], error_body("internal error").as_bytes()),
-        Behavior::Status(code) => {
-            respond(stream, *code, &[], error_body("scripted status").as_bytes())
-        }
+        Behavior::Status(code) => respond(stream, *code, &[], error_body("scripted status").as_bytes()),
         Behavior::Stall { .. } => stream.shutdown(Shutdown::Both),
         Behavior::Truncated => {
             let body = completion(&Normal::default(), request, true).to_string();
@@ -561,12 +510,7 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-fn respond(
-    stream: &mut TcpStream,
-    status: u16,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> std::io::Result<()> {
+fn respond(stream: &mut TcpStream, status: u16, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         reason(status),
@@ -590,13 +534,8 @@ mod tests {
     fn post(addr: SocketAddr, body: &str) -> String {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        write!(
-            s,
-            "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{}",
-            body.len(),
-            body
-        )
-        .unwrap();
+        write!(s, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{}", body.len(), body)
+            .unwrap();
         let mut out = String::new();
         let _ = s.read_to_string(&mut out);
         out
@@ -604,33 +543,19 @@ mod tests {
 
     #[test]
     fn scripted_queue_then_default() {
-        let server = TestServer::start(Script::sequence(
-            vec![Behavior::RateLimited { retry_after_s: 3 }],
-            Behavior::normal(),
-        ));
-        let first = post(
-            server.addr(),
-            r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#,
-        );
+        let server =
+            TestServer::start(Script::sequence(vec![Behavior::RateLimited { retry_after_s: 3 }], Behavior::normal()));
+        let first = post(server.addr(), r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#);
         assert!(first.starts_with("HTTP/1.1 429"), "{first}");
         assert!(first.contains("Retry-After: 3"));
-        let second = post(
-            server.addr(),
-            r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#,
-        );
+        let second = post(server.addr(), r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#);
         assert!(second.starts_with("HTTP/1.1 200"));
         let body = second.split("\r\n\r\n").nth(1).unwrap();
         let v: Value = serde_json::from_str(body).unwrap();
         assert_eq!(v["choices"][0]["message"]["content"], "A");
-        assert_eq!(
-            v["choices"][0]["logprobs"]["content"][0]["top_logprobs"][1]["token"],
-            "B"
-        );
+        assert_eq!(v["choices"][0]["logprobs"]["content"][0]["top_logprobs"][1]["token"], "B");
         assert_eq!(server.request_count(), 2);
-        assert_eq!(
-            server.requests()[0].last_user_message().as_deref(),
-            Some("hi")
-        );
+        assert_eq!(server.requests()[0].last_user_message().as_deref(), Some("hi"));
         assert_eq!(server.max_in_flight(), 1);
     }
 
@@ -639,12 +564,7 @@ mod tests {
         let server = TestServer::start(Script::always(Behavior::Truncated));
         let out = post(server.addr(), "{}");
         let (head, body) = out.split_once("\r\n\r\n").unwrap();
-        let len: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("Content-Length: "))
-            .unwrap()
-            .parse()
-            .unwrap();
+        let len: usize = head.lines().find_map(|l| l.strip_prefix("Content-Length: ")).unwrap().parse().unwrap();
         assert!(body.len() < len);
     }
 

@@ -3,9 +3,7 @@
 
 use crate::args::CorrelateArgs;
 use anyhow::{bail, Context as _, Result};
-use ragjudge_stats::correlation::{
-    kendall_tau_b_with_level, pearson_with_level, spearman_with_level, Correlation,
-};
+use ragjudge_stats::correlation::{kendall_tau_b_with_level, pearson_with_level, spearman_with_level, Correlation};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -27,10 +25,7 @@ impl Table {
             None | Some("") => Ok(None),
             Some(cell) => match cell.parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok(Some(v)),
-                _ => bail!(
-                    "{}:{line}: field `{col_name}`: not a finite number: {cell:.40}",
-                    self.name
-                ),
+                _ => bail!("{}:{line}: field `{col_name}`: not a finite number: {cell:.40}", self.name),
             },
         }
     }
@@ -69,12 +64,7 @@ pub fn run(args: &CorrelateArgs) -> Result<()> {
         Some(with) => joined_pairs(args, with)?,
     };
     if x.len() < 3 {
-        bail!(
-            "only {} rows have numeric `{}` and `{}`; at least 3 are needed",
-            x.len(),
-            args.x,
-            args.y
-        );
+        bail!("only {} rows have numeric `{}` and `{}`; at least 3 are needed", x.len(), args.x, args.y);
     }
     let report = Report {
         x: &args.x,
@@ -96,15 +86,10 @@ pub fn run(args: &CorrelateArgs) -> Result<()> {
         args.x, args.y, report.n, report.missing, report.rows
     );
     let ci_head = format!("{:.0}% CI", args.level * 100.0);
-    println!(
-        "{:<14} {:>10} {:>12} {:>20}",
-        "method", "coef", "p-value", ci_head
-    );
-    for (name, c) in [
-        ("pearson", &report.pearson),
-        ("spearman", &report.spearman),
-        ("kendall tau-b", &report.kendall_tau_b),
-    ] {
+    println!("{:<14} {:>10} {:>12} {:>20}", "method", "coef", "p-value", ci_head);
+    for (name, c) in
+        [("pearson", &report.pearson), ("spearman", &report.spearman), ("kendall tau-b", &report.kendall_tau_b)]
+    {
         let coef = c.coefficient.map_or("-".into(), |v| format!("{v:.4}"));
         let p = c.p_value.map_or("-".into(), |v| format!("{v:.3e}"));
         let ci = match (c.ci_low, c.ci_high) {
@@ -118,12 +103,7 @@ pub fn run(args: &CorrelateArgs) -> Result<()> {
 
 /// Pairs `--x` from FILE with `--y` from `--with`, matched on the `--on` key columns.
 fn joined_pairs(args: &CorrelateArgs, with: &Path) -> Result<(Vec<f64>, Vec<f64>, usize)> {
-    let keys: Vec<&str> = args
-        .on
-        .iter()
-        .map(String::as_str)
-        .filter(|k| !k.is_empty())
-        .collect();
+    let keys: Vec<&str> = args.on.iter().map(String::as_str).filter(|k| !k.is_empty()).collect();
     if keys.is_empty() {
         bail!("--on needs at least one key column");
     }
@@ -135,11 +115,7 @@ fn joined_pairs(args: &CorrelateArgs, with: &Path) -> Result<(Vec<f64>, Vec<f64>
         let (line, cells) = &right.rows[i];
         if let Some(v) = right.number(i, keys.len(), &args.y)? {
             if ys.insert(cells[..keys.len()].to_vec(), v).is_some() {
-                bail!(
-                    "{}:{line}: duplicate key {:?}",
-                    right.name,
-                    &cells[..keys.len()]
-                );
+                bail!("{}:{line}: duplicate key {:?}", right.name, &cells[..keys.len()]);
             }
         }
     }
@@ -160,11 +136,7 @@ fn joined_pairs(args: &CorrelateArgs, with: &Path) -> Result<(Vec<f64>, Vec<f64>
 /// Reads the cells of `cols` from every row of a CSV or JSONL file.
 fn read_table(path: &Path, cols: &[&str]) -> Result<Table> {
     let name = path.display().to_string();
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let rows = match ext.as_str() {
         "csv" => read_csv(path, &name, cols)?,
         "jsonl" | "json" | "ndjson" => read_jsonl(path, &name, cols)?,
@@ -178,29 +150,16 @@ fn read_table(path: &Path, cols: &[&str]) -> Result<Table> {
 
 fn read_csv(path: &Path, name: &str, cols: &[&str]) -> Result<Vec<(u64, Vec<Option<String>>)>> {
     let mut rdr = csv::Reader::from_path(path).with_context(|| format!("{name}: cannot open"))?;
-    let headers = rdr
-        .headers()
-        .with_context(|| format!("{name}:1: cannot read the header"))?
-        .clone();
+    let headers = rdr.headers().with_context(|| format!("{name}:1: cannot read the header"))?.clone();
     let idx: Vec<usize> = cols
         .iter()
-        .map(|c| {
-            headers
-                .iter()
-                .position(|h| h == *c)
-                .with_context(|| format!("{name}: missing column `{c}`"))
-        })
+        .map(|c| headers.iter().position(|h| h == *c).with_context(|| format!("{name}: missing column `{c}`")))
         .collect::<Result<_>>()?;
     let mut rows = Vec::new();
     for (i, row) in rdr.records().enumerate() {
         let line = i as u64 + 2;
         let row = row.with_context(|| format!("{name}:{line}: malformed CSV row"))?;
-        rows.push((
-            line,
-            idx.iter()
-                .map(|&j| row.get(j).map(str::to_string))
-                .collect(),
-        ));
+        rows.push((line, idx.iter().map(|&j| row.get(j).map(str::to_string)).collect()));
     }
     Ok(rows)
 }
@@ -214,8 +173,7 @@ fn read_jsonl(path: &Path, name: &str, cols: &[&str]) -> Result<Vec<(u64, Vec<Op
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value =
-            serde_json::from_str(&line).with_context(|| format!("{name}:{n}: invalid JSON"))?;
+        let v: Value = serde_json::from_str(&line).with_context(|| format!("{name}:{n}: invalid JSON"))?;
         let cells = cols
             .iter()
             .map(|c| match lookup(&v, c) {

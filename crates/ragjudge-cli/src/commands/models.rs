@@ -17,7 +17,11 @@ pub fn run(args: &ModelsArgs) -> Result<()> {
 }
 
 /// The entries named, or `default` when none is.
-fn entries<'a>(store: &'a ModelStore, names: &[String], default: impl Fn(&ModelEntry) -> bool) -> Result<Vec<&'a ModelEntry>> {
+fn entries<'a>(
+    store: &'a ModelStore,
+    names: &[String],
+    default: impl Fn(&ModelEntry) -> bool,
+) -> Result<Vec<&'a ModelEntry>> {
     let manifest = store.manifest();
     if names.is_empty() {
         return Ok(manifest.models().iter().filter(|e| default(e)).collect());
@@ -62,7 +66,13 @@ fn list(store: &ModelStore, json: bool) -> Result<()> {
     }
     println!("{:<16} {:<16} {:>10} {:<10} description", "name", "kind", "size", "installed");
     for m in &models {
-        let installed = if m.installed { "yes" } else if m.optional { "no (opt.)" } else { "no" };
+        let installed = if m.installed {
+            "yes"
+        } else if m.optional {
+            "no (opt.)"
+        } else {
+            "no"
+        };
         println!("{:<16} {:<16} {:>10} {:<10} {}", m.name, m.kind, human_bytes(m.size), installed, m.description);
     }
     println!("models directory: {}", store.dir().display());
@@ -78,7 +88,13 @@ fn verify(store: &ModelStore, names: &[String], json: bool) -> Result<()> {
     for entry in chosen {
         let r = store.verify(entry)?;
         if !json {
-            println!("{}: ok ({} files, {}, {:.1} s)", r.name, r.files.len(), human_bytes(r.bytes), r.elapsed.as_secs_f64());
+            println!(
+                "{}: ok ({} files, {}, {:.1} s)",
+                r.name,
+                r.files.len(),
+                human_bytes(r.bytes),
+                r.elapsed.as_secs_f64()
+            );
         }
         reports.push(r);
     }

@@ -18,11 +18,7 @@ const MAX_REPORTED: u64 = 20;
 /// Runs `ragjudge score`.
 pub fn run(args: &ScoreArgs) -> Result<()> {
     let metrics = registry::build(args)?;
-    let format: Format = args
-        .input
-        .format
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--format: {e}"))?;
+    let format: Format = args.input.format.parse().map_err(|e| anyhow::anyhow!("--format: {e}"))?;
     if args.bootstrap == 0 {
         bail!("--bootstrap must be at least 1");
     }
@@ -37,11 +33,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     };
     let mut summary = Summarizer::new(columns.clone(), args.bootstrap, args.seed);
     let progress = Progress::new("records");
-    let opts = ReadOptions {
-        format,
-        max_line_bytes: args.input.max_line_mib.max(1) << 20,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions { format, max_line_bytes: args.input.max_line_mib.max(1) << 20, ..ReadOptions::default() };
 
     for path in &args.inputs {
         let reader = RecordReader::open(path, &opts)?;
@@ -57,8 +49,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
                     if skipped <= MAX_REPORTED {
                         progress.println(&format!("skipped: {e}"));
                     } else if skipped == MAX_REPORTED + 1 {
-                        progress
-                            .println("skipped: further invalid records are counted, not listed");
+                        progress.println("skipped: further invalid records are counted, not listed");
                     }
                 }
             }
@@ -78,10 +69,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
 
     let report = summary.report(0.95);
     if report.records == 0 {
-        bail!(
-            "no valid records to score ({} skipped as invalid)",
-            report.skipped
-        );
+        bail!("no valid records to score ({} skipped as invalid)", report.skipped);
     }
     if args.json {
         let mut v = serde_json::to_value(&report)?;
@@ -109,21 +97,10 @@ fn score_batch(
     if batch.is_empty() {
         return Ok(());
     }
-    let chunk = batch
-        .len()
-        .div_ceil(pool.current_num_threads().max(1) * 4)
-        .max(1);
+    let chunk = batch.len().div_ceil(pool.current_num_threads().max(1) * 4).max(1);
     // outputs[m][r]: metric m on record r.
     let outputs: Vec<Vec<Result<MetricOutput, String>>> = pool.install(|| {
-        metrics
-            .iter()
-            .map(|m| {
-                batch
-                    .par_chunks(chunk)
-                    .flat_map_iter(|c| m.score_batch(c))
-                    .collect()
-            })
-            .collect()
+        metrics.iter().map(|m| batch.par_chunks(chunk).flat_map_iter(|c| m.score_batch(c)).collect()).collect()
     });
     let widths: Vec<usize> = metrics.iter().map(|m| m.columns().len()).collect();
     for (r, record) in batch.iter().enumerate() {
@@ -132,13 +109,9 @@ fn score_batch(
         let mut errors: Vec<String> = Vec::new();
         for ((m, out), &width) in metrics.iter().zip(&outputs).zip(&widths) {
             let checked = match &out[r] {
-                Ok(o) if o.values.len() != width => {
-                    Err(format!("{} values for {width} columns", o.values.len()))
-                }
+                Ok(o) if o.values.len() != width => Err(format!("{} values for {width} columns", o.values.len())),
                 // Never pass a NaN or infinity on silently: the record counts as failed.
-                Ok(o) if o.values.iter().flatten().any(|x| !x.is_finite()) => {
-                    Err("non-finite value".to_string())
-                }
+                Ok(o) if o.values.iter().flatten().any(|x| !x.is_finite()) => Err("non-finite value".to_string()),
                 Ok(o) => Ok(o),
                 Err(e) => Err(e.clone()),
             };
@@ -187,32 +160,19 @@ mod tests {
         fn score(&self, record: &Record) -> Result<MetricOutput, String> {
             match record.id.as_str() {
                 "bad" => Err("model call failed".into()),
-                "nan" => Ok(MetricOutput {
-                    values: vec![Some(f64::NAN)],
-                    detail: None,
-                }),
-                _ => Ok(MetricOutput {
-                    values: vec![Some(1.0)],
-                    detail: None,
-                }),
+                "nan" => Ok(MetricOutput { values: vec![Some(f64::NAN)], detail: None }),
+                _ => Ok(MetricOutput { values: vec![Some(1.0)], detail: None }),
             }
         }
     }
 
     #[test]
     fn failures_and_non_finite_values_are_counted_not_averaged() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let metrics: Vec<Box<dyn Metric>> = vec![Box::new(Flaky)];
         let records: Vec<Record> = ["ok1", "bad", "nan", "ok2"]
             .iter()
-            .map(|id| Record {
-                id: id.to_string(),
-                system: "s".into(),
-                ..Record::default()
-            })
+            .map(|id| Record { id: id.to_string(), system: "s".into(), ..Record::default() })
             .collect();
         let mut summary = Summarizer::new(vec!["flaky".into()], 10, 0);
         score_batch(&pool, &metrics, &records, None, &mut summary).unwrap();

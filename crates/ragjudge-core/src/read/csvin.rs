@@ -1,9 +1,7 @@
 //! CSV readers: our columns, the RAGAS layout and the Open RAG Eval layout (one row per passage,
 //! grouped back into records).
 
-use super::json::{
-    contexts_from_value, history_from_value, json_error_message, meta_from_value, FieldError,
-};
+use super::json::{contexts_from_value, history_from_value, json_error_message, meta_from_value, FieldError};
 use super::pylist::parse_py_list;
 use crate::error::{excerpt, human_size, InputError};
 use crate::record::{Context, Record};
@@ -136,10 +134,7 @@ impl CsvSource {
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(true)
-            .from_reader(Guarded {
-                inner: reader,
-                guard: guard.clone(),
-            });
+            .from_reader(Guarded { inner: reader, guard: guard.clone() });
         let headers = match rdr.byte_headers() {
             Ok(h) => h.clone(),
             Err(e) => return Err(read_error(name, &guard, 1, e, max_row_bytes)),
@@ -154,20 +149,12 @@ impl CsvSource {
                         file: name.to_string(),
                         line: Some(1),
                         field: None,
-                        message: format!(
-                            "invalid UTF-8 in header column {} at byte offset {}",
-                            i + 1,
-                            e.valid_up_to()
-                        ),
+                        message: format!("invalid UTF-8 in header column {} at byte offset {}", i + 1, e.valid_up_to()),
                         fatal: true,
                     })
                 }
             };
-            let h = if i == 0 {
-                h.trim_start_matches('\u{feff}')
-            } else {
-                h
-            };
+            let h = if i == 0 { h.trim_start_matches('\u{feff}') } else { h };
             names.push(h.trim().to_string());
         }
         let src = CsvSource {
@@ -187,23 +174,9 @@ impl CsvSource {
     }
 
     /// Resolves the columns of `layout`; a missing required column is a fatal error.
-    pub(crate) fn set_layout(
-        &mut self,
-        layout: Layout,
-        names: &[String],
-    ) -> Result<(), InputError> {
-        let find = |n: &str| {
-            names.iter().position(|h| h == n).map(|idx| Col {
-                idx,
-                name: n.to_string(),
-            })
-        };
-        let mut cols = Cols {
-            id: find("id"),
-            system: find("system"),
-            meta: find("meta"),
-            ..Cols::default()
-        };
+    pub(crate) fn set_layout(&mut self, layout: Layout, names: &[String]) -> Result<(), InputError> {
+        let find = |n: &str| names.iter().position(|h| h == n).map(|idx| Col { idx, name: n.to_string() });
+        let mut cols = Cols { id: find("id"), system: find("system"), meta: find("meta"), ..Cols::default() };
         let required: &[&str];
         match layout {
             Layout::Ours => {
@@ -240,11 +213,7 @@ impl CsvSource {
             }
         }
         if let Some(missing) = required.iter().find(|r| !names.iter().any(|n| n == *r)) {
-            return Err(InputError::fatal(
-                &self.name,
-                None,
-                format!("missing column `{missing}`"),
-            ));
+            return Err(InputError::fatal(&self.name, None, format!("missing column `{missing}`")));
         }
         self.layout = layout;
         self.cols = cols;
@@ -273,12 +242,9 @@ impl CsvSource {
         let Some(col) = col else { return Ok(None) };
         match self.rec.get(col.idx) {
             None => Ok(None),
-            Some(bytes) => std::str::from_utf8(bytes).map(Some).map_err(|e| {
-                FieldError::new(
-                    &col.name,
-                    format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
-                )
-            }),
+            Some(bytes) => std::str::from_utf8(bytes)
+                .map(Some)
+                .map_err(|e| FieldError::new(&col.name, format!("invalid UTF-8 at byte offset {}", e.valid_up_to()))),
         }
     }
 
@@ -289,10 +255,7 @@ impl CsvSource {
 
     /// A non-empty cell, or `None`.
     fn optional(&self, col: &Option<Col>) -> Result<Option<String>, FieldError> {
-        Ok(self
-            .cell(col)?
-            .filter(|s| !s.is_empty())
-            .map(str::to_string))
+        Ok(self.cell(col)?.filter(|s| !s.is_empty()).map(str::to_string))
     }
 
     fn error(&self, row: u64, e: FieldError) -> InputError {
@@ -301,11 +264,7 @@ impl CsvSource {
 
     /// Produces the next items (records or errors) into `out`. Returns `false` at the end of
     /// input (after flushing any open group) or after a fatal error.
-    pub(crate) fn advance(
-        &mut self,
-        out: &mut VecDeque<Result<Record, InputError>>,
-        attempts: &mut u64,
-    ) -> bool {
+    pub(crate) fn advance(&mut self, out: &mut VecDeque<Result<Record, InputError>>, attempts: &mut u64) -> bool {
         loop {
             match self.read_row() {
                 Err(e) => {
@@ -323,10 +282,8 @@ impl CsvSource {
             let row = self.row;
             let max = self.guard.limit.saturating_sub(1 << 16);
             if self.rec.as_slice().len() > max {
-                let e = FieldError {
-                    field: None,
-                    message: format!("row is longer than the {} limit", human_size(max)),
-                };
+                let e =
+                    FieldError { field: None, message: format!("row is longer than the {} limit", human_size(max)) };
                 if let Some(g) = &mut self.group {
                     g.record = None;
                 }
@@ -336,11 +293,7 @@ impl CsvSource {
             if self.rec.len() != self.width {
                 let e = FieldError {
                     field: None,
-                    message: format!(
-                        "row has {} fields, the header has {}",
-                        self.rec.len(),
-                        self.width
-                    ),
+                    message: format!("row has {} fields, the header has {}", self.rec.len(), self.width),
                 };
                 if self.layout == Layout::OpenRag {
                     if let Some(g) = &mut self.group {
@@ -368,23 +321,15 @@ impl CsvSource {
     fn flat_record(&self, ordinal: u64) -> Result<Record, FieldError> {
         let query = self.required(&self.cols.query)?;
         let answer = self.required(&self.cols.answer)?;
-        let id = self
-            .optional(&self.cols.id)?
-            .unwrap_or_else(|| ordinal.to_string());
-        let system = self
-            .optional(&self.cols.system)?
-            .unwrap_or_else(|| self.system.clone());
+        let id = self.optional(&self.cols.id)?.unwrap_or_else(|| ordinal.to_string());
+        let system = self.optional(&self.cols.system)?.unwrap_or_else(|| self.system.clone());
         let contexts = match (&self.cols.contexts, self.optional(&self.cols.contexts)?) {
-            (Some(col), Some(cell)) => {
-                parse_contexts_cell(&cell, &col.name, self.layout == Layout::Ragas)?
-            }
+            (Some(col), Some(cell)) => parse_contexts_cell(&cell, &col.name, self.layout == Layout::Ragas)?,
             _ => Vec::new(),
         };
         let reference = self.optional(&self.cols.reference)?;
         let history = match (&self.cols.history, self.optional(&self.cols.history)?) {
-            (Some(col), Some(cell)) => {
-                history_from_value(parse_json_cell(&cell, &col.name)?, &col.name)?
-            }
+            (Some(col), Some(cell)) => history_from_value(parse_json_cell(&cell, &col.name)?, &col.name)?,
             _ => Vec::new(),
         };
         let run = match (&self.cols.run, self.optional(&self.cols.run)?) {
@@ -392,32 +337,16 @@ impl CsvSource {
             _ => None,
         };
         let meta = self.meta(Map::new())?;
-        Ok(Record {
-            id,
-            system,
-            query,
-            contexts,
-            answer,
-            reference,
-            history,
-            run,
-            meta,
-        })
+        Ok(Record { id, system, query, contexts, answer, reference, history, run, meta })
     }
 
     /// The `meta` JSON cell merged with `meta.X` columns (non-empty cells only) into `base`.
     fn meta(&self, mut base: Map<String, Value>) -> Result<Map<String, Value>, FieldError> {
         if let (Some(col), Some(cell)) = (&self.cols.meta, self.optional(&self.cols.meta)?) {
-            base.extend(meta_from_value(
-                parse_json_cell(&cell, &col.name)?,
-                &col.name,
-            )?);
+            base.extend(meta_from_value(parse_json_cell(&cell, &col.name)?, &col.name)?);
         }
         for (idx, key) in &self.cols.meta_keys {
-            let col = Some(Col {
-                idx: *idx,
-                name: format!("meta.{key}"),
-            });
+            let col = Some(Col { idx: *idx, name: format!("meta.{key}") });
             if let Some(v) = self.optional(&col)? {
                 base.insert(key.clone(), Value::String(v));
             }
@@ -506,11 +435,7 @@ impl CsvSource {
         if id.is_none() && text.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Context {
-            id,
-            text,
-            relevance: None,
-        }))
+        Ok(Some(Context { id, text, relevance: None }))
     }
 
     /// Closes the current group, yielding its record unless one of its rows was bad.
@@ -527,10 +452,7 @@ impl CsvSource {
 /// Turns a CSV reading failure into a fatal error at `row`.
 fn read_error(name: &str, guard: &Guard, row: u64, e: csv::Error, max: usize) -> InputError {
     let message = if guard.tripped.get() {
-        format!(
-            "row is longer than the {} limit; cannot read past it",
-            human_size(max)
-        )
+        format!("row is longer than the {} limit; cannot read past it", human_size(max))
     } else {
         match e.kind() {
             csv::ErrorKind::Io(io) => format!("read error: {io}"),
@@ -545,12 +467,9 @@ fn parse_json_cell(cell: &str, field: &str) -> Result<Value, FieldError> {
 }
 
 fn parse_run(cell: &str, field: &str) -> Result<u32, FieldError> {
-    cell.trim().parse::<u32>().map_err(|_| {
-        FieldError::new(
-            field,
-            format!("expected a non-negative integer, found `{}`", excerpt(cell)),
-        )
-    })
+    cell.trim()
+        .parse::<u32>()
+        .map_err(|_| FieldError::new(field, format!("expected a non-negative integer, found `{}`", excerpt(cell))))
 }
 
 /// A contexts cell: a JSON array (of strings or objects); for RAGAS also a Python list literal.
@@ -559,18 +478,10 @@ fn parse_contexts_cell(cell: &str, field: &str, python: bool) -> Result<Vec<Cont
         Ok(v) => contexts_from_value(v, field),
         Err(e) if !python => Err(FieldError::new(field, json_error_message(&e))),
         Err(_) => match parse_py_list(cell) {
-            Ok(items) => Ok(items
-                .into_iter()
-                .map(|text| Context {
-                    id: None,
-                    text,
-                    relevance: None,
-                })
-                .collect()),
-            Err(why) => Err(FieldError::new(
-                field,
-                format!("expected a JSON array or a Python list of strings: {why}"),
-            )),
+            Ok(items) => Ok(items.into_iter().map(|text| Context { id: None, text, relevance: None }).collect()),
+            Err(why) => {
+                Err(FieldError::new(field, format!("expected a JSON array or a Python list of strings: {why}")))
+            }
         },
     }
 }

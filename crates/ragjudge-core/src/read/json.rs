@@ -13,10 +13,7 @@ pub(crate) struct FieldError {
 
 impl FieldError {
     pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError {
-            field: Some(field.into()),
-            message: message.into(),
-        }
+        FieldError { field: Some(field.into()), message: message.into() }
     }
 
     pub(crate) fn missing(field: &str) -> Self {
@@ -24,10 +21,7 @@ impl FieldError {
     }
 
     pub(crate) fn expected(field: &str, what: &str, found: &Value) -> Self {
-        FieldError::new(
-            field,
-            format!("expected {what}, found {}", type_name(found)),
-        )
+        FieldError::new(field, format!("expected {what}, found {}", type_name(found)))
     }
 }
 
@@ -80,10 +74,7 @@ fn take_run(v: Value, field: &str) -> Result<Option<u32>, FieldError> {
         Value::Null => Ok(None),
         Value::Number(n) => match n.as_u64().and_then(|u| u32::try_from(u).ok()) {
             Some(u) => Ok(Some(u)),
-            None => Err(FieldError::new(
-                field,
-                format!("expected a non-negative integer, found {n}"),
-            )),
+            None => Err(FieldError::new(field, format!("expected a non-negative integer, found {n}"))),
         },
         other => Err(FieldError::expected(field, "an integer", &other)),
     }
@@ -106,11 +97,7 @@ pub(crate) fn contexts_from_value(v: Value, field: &str) -> Result<Vec<Context>,
     for (i, item) in items.into_iter().enumerate() {
         let at = format!("{field}[{i}]");
         match item {
-            Value::String(text) => out.push(Context {
-                id: None,
-                text,
-                relevance: None,
-            }),
+            Value::String(text) => out.push(Context { id: None, text, relevance: None }),
             Value::Object(mut obj) => {
                 let text = match take_any(&mut obj, &["text", "passage"]) {
                     Some((k, v)) => take_string(v, &format!("{at}.{k}"))?,
@@ -123,19 +110,9 @@ pub(crate) fn contexts_from_value(v: Value, field: &str) -> Result<Vec<Context>,
                 let relevance = match take_any(&mut obj, &["relevance", "grade", "score"]) {
                     Some((_, Value::Null)) | None => None,
                     Some((_, Value::Number(n))) => n.as_f64(),
-                    Some((k, other)) => {
-                        return Err(FieldError::expected(
-                            &format!("{at}.{k}"),
-                            "a number",
-                            &other,
-                        ))
-                    }
+                    Some((k, other)) => return Err(FieldError::expected(&format!("{at}.{k}"), "a number", &other)),
                 };
-                out.push(Context {
-                    id,
-                    text,
-                    relevance,
-                });
+                out.push(Context { id, text, relevance });
             }
             other => return Err(FieldError::expected(&at, "a string or an object", &other)),
         }
@@ -195,11 +172,8 @@ pub(crate) fn record_from_value(v: Value, defaults: Defaults<'_>) -> Result<Reco
         }
     };
     let ragas = !map.contains_key("query") && map.contains_key("user_input");
-    let (query_key, answer_key, contexts_key) = if ragas {
-        ("user_input", "response", "retrieved_contexts")
-    } else {
-        ("query", "answer", "contexts")
-    };
+    let (query_key, answer_key, contexts_key) =
+        if ragas { ("user_input", "response", "retrieved_contexts") } else { ("query", "answer", "contexts") };
     let query = match map.remove(query_key) {
         Some(v) => take_string(v, query_key)?,
         None => return Err(FieldError::missing(query_key)),
@@ -238,17 +212,7 @@ pub(crate) fn record_from_value(v: Value, defaults: Defaults<'_>) -> Result<Reco
         Some(v) => meta_from_value(v, "meta")?,
         None => Map::new(),
     };
-    Ok(Record {
-        id,
-        system,
-        query,
-        contexts,
-        answer,
-        reference,
-        history,
-        run,
-        meta,
-    })
+    Ok(Record { id, system, query, contexts, answer, reference, history, run, meta })
 }
 
 /// Renders a `serde_json` syntax error as `invalid JSON: MESSAGE at column N` (the line is
@@ -266,10 +230,7 @@ mod tests {
     use serde_json::json;
 
     fn defaults() -> Defaults<'static> {
-        Defaults {
-            id: "1".into(),
-            system: "sys",
-        }
+        Defaults { id: "1".into(), system: "sys" }
     }
 
     #[test]
@@ -284,65 +245,28 @@ mod tests {
         assert_eq!(r.id, "17");
         assert_eq!(r.system, "S1");
         assert_eq!(r.contexts.len(), 3);
-        assert_eq!(
-            r.contexts[0],
-            Context {
-                id: None,
-                text: "p0".into(),
-                relevance: None
-            }
-        );
-        assert_eq!(
-            r.contexts[1],
-            Context {
-                id: Some("d#1".into()),
-                text: "p1".into(),
-                relevance: Some(2.0)
-            }
-        );
-        assert_eq!(
-            r.contexts[2],
-            Context {
-                id: Some("3".into()),
-                text: "p2".into(),
-                relevance: Some(0.5)
-            }
-        );
+        assert_eq!(r.contexts[0], Context { id: None, text: "p0".into(), relevance: None });
+        assert_eq!(r.contexts[1], Context { id: Some("d#1".into()), text: "p1".into(), relevance: Some(2.0) });
+        assert_eq!(r.contexts[2], Context { id: Some("3".into()), text: "p2".into(), relevance: Some(0.5) });
         assert_eq!(r.reference, None);
-        assert_eq!(
-            r.history,
-            vec![Turn {
-                role: "user".into(),
-                text: "hi".into()
-            }]
-        );
+        assert_eq!(r.history, vec![Turn { role: "user".into(), text: "hi".into() }]);
         assert_eq!(r.run, Some(2));
         assert_eq!(r.meta.get("topic"), Some(&json!("t")));
     }
 
     #[test]
     fn field_errors() {
-        let e = record_from_value(json!({"query": "q", "answer": "a", "run": -1}), defaults())
+        let e = record_from_value(json!({"query": "q", "answer": "a", "run": -1}), defaults()).unwrap_err();
+        assert_eq!(e, FieldError::new("run", "expected a non-negative integer, found -1"));
+        let e = record_from_value(json!({"query": "q", "answer": "a", "history": [{"role": "u"}]}), defaults())
             .unwrap_err();
-        assert_eq!(
-            e,
-            FieldError::new("run", "expected a non-negative integer, found -1")
-        );
-        let e = record_from_value(
-            json!({"query": "q", "answer": "a", "history": [{"role": "u"}]}),
-            defaults(),
-        )
-        .unwrap_err();
         assert_eq!(e, FieldError::new("history[0].text", "missing"));
         let e = record_from_value(
             json!({"query": "q", "answer": "a", "contexts": [{"text": "x", "grade": "high"}]}),
             defaults(),
         )
         .unwrap_err();
-        assert_eq!(
-            e,
-            FieldError::new("contexts[0].grade", "expected a number, found string")
-        );
+        assert_eq!(e, FieldError::new("contexts[0].grade", "expected a number, found string"));
         let e = record_from_value(json!([1]), defaults()).unwrap_err();
         assert_eq!(e.message, "expected a JSON object, found array");
         assert_eq!(e.field, None);

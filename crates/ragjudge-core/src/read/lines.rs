@@ -17,11 +17,7 @@ pub(crate) enum LineRead {
 ///
 /// A longer line is consumed to its end in buffer-sized chunks and reported as
 /// [`LineRead::TooLong`], so memory stays bounded by `max` plus the reader's buffer.
-pub(crate) fn read_line_bounded(
-    r: &mut dyn BufRead,
-    max: usize,
-    buf: &mut Vec<u8>,
-) -> io::Result<LineRead> {
+pub(crate) fn read_line_bounded(r: &mut dyn BufRead, max: usize, buf: &mut Vec<u8>) -> io::Result<LineRead> {
     buf.clear();
     let mut too_long = false;
     let mut any = false;
@@ -106,11 +102,7 @@ mod tests {
         let got = lines(b"0123456789abc\nok\r\n12345\r\n", 5, 4);
         assert_eq!(
             got,
-            vec![
-                (LineRead::TooLong, vec![]),
-                (LineRead::Line, b"ok".to_vec()),
-                (LineRead::Line, b"12345".to_vec()),
-            ]
+            vec![(LineRead::TooLong, vec![]), (LineRead::Line, b"ok".to_vec()), (LineRead::Line, b"12345".to_vec()),]
         );
     }
 }

@@ -71,9 +71,7 @@ impl FromStr for Format {
             "csv" => Ok(Format::Csv),
             "ragas" => Ok(Format::Ragas),
             "openrag" | "open-rag-eval" | "openrageval" => Ok(Format::OpenRagEval),
-            _ => Err(format!(
-                "unknown input format `{s}` (expected auto, jsonl, csv, ragas or openrag)"
-            )),
+            _ => Err(format!("unknown input format `{s}` (expected auto, jsonl, csv, ragas or openrag)")),
         }
     }
 }
@@ -91,21 +89,13 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions {
-            format: Format::Auto,
-            max_line_bytes: 16 * 1024 * 1024,
-            default_system: None,
-        }
+        ReadOptions { format: Format::Auto, max_line_bytes: 16 * 1024 * 1024, default_system: None }
     }
 }
 
 /// Where records come from.
 enum Source {
-    Jsonl {
-        reader: Box<dyn BufRead>,
-        line: u64,
-        buf: Vec<u8>,
-    },
+    Jsonl { reader: Box<dyn BufRead>, line: u64, buf: Vec<u8> },
     Csv(Box<CsvSource>),
     Done,
 }
@@ -125,10 +115,7 @@ pub struct RecordReader {
 
 impl fmt::Debug for RecordReader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RecordReader")
-            .field("name", &self.name)
-            .field("format", &self.format)
-            .finish_non_exhaustive()
+        f.debug_struct("RecordReader").field("name", &self.name).field("format", &self.format).finish_non_exhaustive()
     }
 }
 
@@ -137,28 +124,18 @@ impl RecordReader {
     /// fatal ones included, is yielded by the iterator.
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<Self, InputError> {
         let name = path.display().to_string();
-        let file = File::open(path)
-            .map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
+        let file = File::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
         Self::from_reader(&name, file, opts)
     }
 
     /// Reads records from `reader`; `name` stands for the file in errors, and its extension and
     /// stem are used as a path's would be.
-    pub fn from_reader<R: Read + 'static>(
-        name: &str,
-        reader: R,
-        opts: &ReadOptions,
-    ) -> Result<Self, InputError> {
+    pub fn from_reader<R: Read + 'static>(name: &str, reader: R, opts: &ReadOptions) -> Result<Self, InputError> {
         let system = opts.default_system.clone().unwrap_or_else(|| {
-            Path::new(name)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| name.to_string())
+            Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| name.to_string())
         });
         let mut reader: Box<dyn BufRead> = Box::new(BufReader::with_capacity(64 * 1024, reader));
-        let ext = Path::new(name)
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let ext = Path::new(name).extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
         let mut me = RecordReader {
             name: name.to_string(),
             format: opts.format,
@@ -183,11 +160,7 @@ impl RecordReader {
         match csv_layout {
             None => {
                 me.format = Format::Jsonl;
-                me.source = Source::Jsonl {
-                    reader,
-                    line: 0,
-                    buf: Vec::new(),
-                };
+                me.source = Source::Jsonl { reader, line: 0, buf: Vec::new() };
             }
             Some(layout) => me.start_csv(reader, layout),
         }
@@ -206,8 +179,7 @@ impl RecordReader {
         };
         if names.is_empty() || names.len() == 1 && names[0].is_empty() {
             self.format = format_of(layout.unwrap_or(Layout::Ours));
-            self.pending
-                .push_back(Err(InputError::fatal(&self.name, None, "no records")));
+            self.pending.push_back(Err(InputError::fatal(&self.name, None, "no records")));
             return;
         }
         let layout = layout.unwrap_or_else(|| detect_layout(&names));
@@ -239,8 +211,7 @@ impl RecordReader {
             self.source = Source::Done;
             if self.attempts == 0 && self.pending.is_empty() {
                 self.attempts = 1;
-                self.pending
-                    .push_back(Err(InputError::fatal(&self.name, None, "no records")));
+                self.pending.push_back(Err(InputError::fatal(&self.name, None, "no records")));
             }
         }
     }
@@ -256,11 +227,7 @@ impl RecordReader {
                 Err(e) => {
                     self.attempts += 1;
                     let at = Some(*line + 1);
-                    self.pending.push_back(Err(InputError::fatal(
-                        &self.name,
-                        at,
-                        format!("read error: {e}"),
-                    )));
+                    self.pending.push_back(Err(InputError::fatal(&self.name, at, format!("read error: {e}"))));
                     return false;
                 }
             };
@@ -271,19 +238,11 @@ impl RecordReader {
             let at = Some(*line);
             if status == LineRead::TooLong {
                 self.attempts += 1;
-                let msg = format!(
-                    "line is longer than the {} limit",
-                    human_size(self.max_line_bytes)
-                );
-                self.pending
-                    .push_back(Err(InputError::new(&self.name, at, None, msg)));
+                let msg = format!("line is longer than the {} limit", human_size(self.max_line_bytes));
+                self.pending.push_back(Err(InputError::new(&self.name, at, None, msg)));
                 return true;
             }
-            let bytes: &[u8] = if *line == 1 {
-                buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf)
-            } else {
-                buf
-            };
+            let bytes: &[u8] = if *line == 1 { buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf) } else { buf };
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -292,25 +251,15 @@ impl RecordReader {
                 Ok(t) => t,
                 Err(e) => {
                     let msg = format!("invalid UTF-8 at byte offset {}", e.valid_up_to());
-                    self.pending
-                        .push_back(Err(InputError::new(&self.name, at, None, msg)));
+                    self.pending.push_back(Err(InputError::new(&self.name, at, None, msg)));
                     return true;
                 }
             };
             let item = match serde_json::from_str(text) {
-                Err(e) => Err(InputError::new(
-                    &self.name,
-                    at,
-                    None,
-                    json_error_message(&e),
-                )),
+                Err(e) => Err(InputError::new(&self.name, at, None, json_error_message(&e))),
                 Ok(v) => {
-                    let defaults = Defaults {
-                        id: self.attempts.to_string(),
-                        system: &self.system,
-                    };
-                    record_from_value(v, defaults)
-                        .map_err(|e| InputError::new(&self.name, at, e.field, e.message))
+                    let defaults = Defaults { id: self.attempts.to_string(), system: &self.system };
+                    record_from_value(v, defaults).map_err(|e| InputError::new(&self.name, at, e.field, e.message))
                 }
             };
             self.pending.push_back(item);

@@ -4,9 +4,7 @@
 /// backslash escapes (`\\`, `\'`, `\"`, `\n`, `\r`, `\t`, `\xNN`, `\uNNNN`), an optional trailing
 /// comma. Anything else (numbers, nested lists, `None`) is an error.
 pub(crate) fn parse_py_list(s: &str) -> Result<Vec<String>, String> {
-    let mut p = Parser {
-        chars: s.char_indices().peekable(),
-    };
+    let mut p = Parser { chars: s.char_indices().peekable() };
     p.ws();
     p.expect('[')?;
     let mut out = Vec::new();
@@ -65,10 +63,7 @@ impl Parser<'_> {
     fn hex(&mut self, digits: usize) -> Result<char, String> {
         let mut v = 0u32;
         for _ in 0..digits {
-            let d = self
-                .bump()
-                .and_then(|c| c.to_digit(16))
-                .ok_or("invalid hex escape")?;
+            let d = self.bump().and_then(|c| c.to_digit(16)).ok_or("invalid hex escape")?;
             v = v * 16 + d;
         }
         char::from_u32(v).ok_or_else(|| "invalid escaped character".to_string())
