@@ -27,6 +27,31 @@ pub enum Command {
     Similarity(SimilarityArgs),
     /// Ask a judge model one question: generated text, or probabilities of single-token labels.
     Ask(AskArgs),
+    /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
+    Agree(AgreeArgs),
+}
+
+/// `ragjudge agree`.
+#[derive(Debug, Args)]
+pub struct AgreeArgs {
+    /// Predicted pairwise labels: JSONL of `{"id", "system_a", "system_b", "label": "A"|"B"|"tie"}`.
+    #[arg(long, required_unless_present = "scorer")]
+    pub pred: Option<PathBuf>,
+    /// Gold (human) pairwise labels, same layout.
+    #[arg(long)]
+    pub gold: PathBuf,
+    /// Derive labels from a per-record score instead: `metric:COLUMN` of `--scores`.
+    #[arg(long, requires = "scores", conflicts_with = "pred")]
+    pub scorer: Option<String>,
+    /// Per-record scores (CSV or JSONL with `id`, `system` and the scorer's column).
+    #[arg(long)]
+    pub scores: Option<PathBuf>,
+    /// With `--scorer`: a score difference within +-DELTA is a tie.
+    #[arg(long, default_value_t = 0.0)]
+    pub delta: f64,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ragjudge models`.

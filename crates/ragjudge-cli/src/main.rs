@@ -19,6 +19,7 @@ fn main() {
         args::Command::Embed(a) => commands::embed::run_embed(&a),
         args::Command::Similarity(a) => commands::embed::run_similarity(&a),
         args::Command::Ask(a) => commands::ask::run(&a),
+        args::Command::Agree(a) => commands::agree::run(&a),
     };
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.

@@ -285,3 +285,79 @@ fn ask_an_http_judge_through_the_call_cache() {
     assert!(run(&["--labels", "A,B", "Pick one."]).status.success());
     assert_eq!(server.request_count(), 2);
 }
+
+#[test]
+fn agree_matches_scikit_learn() {
+    // Gold: the bundled human labels. Prediction: every 5th label flipped (A<->B, tie->A), every
+    // other 7th set to tie; every 3rd pair written with A and B swapped (the label flipped too).
+    // scikit-learn 1.9.1 on the same 72 pairs: accuracy_score = 0.6805555555555556,
+    // cohen_kappa_score = 0.48698884758364314, confusion_matrix(labels=[A, B, tie]) =
+    // [[22, 5, 5], [7, 21, 3], [3, 0, 6]].
+    let root = repo_root();
+    let gold_path = root.join("examples/human/pairwise_labels.jsonl");
+    let gold = std::fs::read_to_string(&gold_path).unwrap();
+    let mut pred = String::new();
+    for (i, line) in gold.lines().enumerate() {
+        let g: Value = serde_json::from_str(line).unwrap();
+        let mut label = g["label"].as_str().unwrap().to_string();
+        if i % 5 == 0 {
+            label = match label.as_str() {
+                "A" => "B",
+                "B" => "A",
+                _ => "A",
+            }
+            .to_string();
+        } else if i % 7 == 0 {
+            label = "tie".to_string();
+        }
+        let (a, b) = (g["system_a"].clone(), g["system_b"].clone());
+        let row = if i % 3 == 0 {
+            let flipped = match label.as_str() {
+                "A" => "B",
+                "B" => "A",
+                t => t,
+            };
+            serde_json::json!({"id": g["id"], "system_a": b, "system_b": a, "label": flipped})
+        } else {
+            serde_json::json!({"id": g["id"], "system_a": a, "system_b": b, "label": label})
+        };
+        pred.push_str(&format!("{row}\n"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pred_path = write(dir.path(), "pred.jsonl", pred.as_bytes());
+    let o = ragjudge(&["agree", "--pred", &pred_path, "--gold", gold_path.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["n"], 72);
+    assert!((v["accuracy"].as_f64().unwrap() - 0.6805555555555556).abs() < 1e-12);
+    assert!((v["kappa"].as_f64().unwrap() - 0.48698884758364314).abs() < 1e-12);
+    assert_eq!(v["confusion_matrix"], serde_json::json!([[22, 5, 5], [7, 21, 3], [3, 0, 6]]));
+}
+
+#[test]
+fn agree_turns_a_metric_into_pairwise_labels() {
+    // Per-record scores: q1 a=0.9 b=0.5 (A), q2 a=0.50 b=0.52 (tie within delta 0.05), q3 a=0.1 b=0.8 (B).
+    let dir = tempfile::tempdir().unwrap();
+    let scores =
+        write(dir.path(), "scores.csv", b"id,system,m\nq1,a,0.9\nq1,b,0.5\nq2,a,0.50\nq2,b,0.52\nq3,a,0.1\nq3,b,0.8\n");
+    let gold = write(
+        dir.path(),
+        "gold.jsonl",
+        concat!(
+            r#"{"id":"q1","system_a":"a","system_b":"b","label":"A"}"#,
+            "\n",
+            r#"{"id":"q2","system_a":"a","system_b":"b","label":"tie"}"#,
+            "\n",
+            r#"{"id":"q3","system_a":"a","system_b":"b","label":"A"}"#,
+            "\n",
+        )
+        .as_bytes(),
+    );
+    let o =
+        ragjudge(&["agree", "--scorer", "metric:m", "--scores", &scores, "--delta", "0.05", "--gold", &gold, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Predicted A, tie, B against gold A, tie, A: 2 of 3 right.
+    assert!((v["accuracy"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(v["confusion_matrix"], serde_json::json!([[1, 1, 0], [0, 0, 0], [0, 0, 1]]));
+}

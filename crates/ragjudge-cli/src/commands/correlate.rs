@@ -12,14 +12,14 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// The wanted cells of every row of a file, as text, with the row's line number.
-struct Table {
-    name: String,
-    rows: Vec<(u64, Vec<Option<String>>)>,
+pub(crate) struct Table {
+    pub(crate) name: String,
+    pub(crate) rows: Vec<(u64, Vec<Option<String>>)>,
 }
 
 impl Table {
     /// Cell `col` of row `row` as a number; empty cells are `None`, text is an error.
-    fn number(&self, row: usize, col: usize, col_name: &str) -> Result<Option<f64>> {
+    pub(crate) fn number(&self, row: usize, col: usize, col_name: &str) -> Result<Option<f64>> {
         let (line, cells) = &self.rows[row];
         match cells[col].as_deref().map(str::trim) {
             None | Some("") => Ok(None),
@@ -134,7 +134,7 @@ fn joined_pairs(args: &CorrelateArgs, with: &Path) -> Result<(Vec<f64>, Vec<f64>
 }
 
 /// Reads the cells of `cols` from every row of a CSV or JSONL file.
-fn read_table(path: &Path, cols: &[&str]) -> Result<Table> {
+pub(crate) fn read_table(path: &Path, cols: &[&str]) -> Result<Table> {
     let name = path.display().to_string();
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let rows = match ext.as_str() {

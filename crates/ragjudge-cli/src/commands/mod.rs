@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod agree;
 pub mod ask;
 pub mod correlate;
 pub mod embed;
