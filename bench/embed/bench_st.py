@@ -58,6 +58,8 @@ def st(model_dir, sentences_path, rust_path, threads=2, batch=32):
     )
 
     ours = np.fromfile(rust_path, dtype="<f4").reshape(len(sentences), -1)
+    # Compare unit vectors: ragjudge L2-normalises; the reference model may not end in Normalize.
+    ref = ref / np.maximum(np.linalg.norm(ref, axis=1, keepdims=True), 1e-12)
     cos = np.sum(ours * ref, axis=1) / (np.linalg.norm(ours, axis=1) * np.linalg.norm(ref, axis=1))
     return st_rate, float(cos.min()), float(np.abs(ours - ref).max())
 

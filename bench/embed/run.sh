@@ -5,7 +5,7 @@
 #
 # Usage: bench/embed/run.sh [N] [MIX]   (default 2000 mixed; MIX `short` = 6 to 20 words each)
 # Env: RAGJUDGE_MINILM_DIR (model dir; default $RAGJUDGE_HOME/models/minilm), PYTHON (a Python with
-#      sentence-transformers), CARGO_TARGET_DIR, RUSTFLAGS (e.g. "-C target-cpu=native"),
+#      sentence-transformers; default: a venv bench/.venv-embed made here), CARGO_TARGET_DIR, RUSTFLAGS (e.g. "-C target-cpu=native"),
 #      PROFILE (cargo profile of the example; default release; `dev` reuses the test build, whose
 #      dependencies are optimised too).
 set -euo pipefail
@@ -14,7 +14,16 @@ root="$(cd "$here/../.." && pwd)"
 n="${1:-2000}"
 mix="${2:-mixed}"
 model="${RAGJUDGE_MINILM_DIR:-${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}/models/minilm}"
-python="${PYTHON:-python3}"
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+    # The reference, installed once into a venv beside the benchmarks (torch comes with it).
+    venv="$root/bench/.venv-embed"
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import sentence_transformers" 2>/dev/null; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet sentence-transformers==6.2.0
+    fi
+    python="$venv/bin/python"
+fi
 target="${CARGO_TARGET_DIR:-$root/target}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
