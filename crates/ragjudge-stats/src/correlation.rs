@@ -95,6 +95,19 @@ impl Correlation {
     fn undefined(n: usize, level: f64, ci_method: CiMethod) -> Self {
         Self { coefficient: None, p_value: None, n, ci_low: None, ci_high: None, level, ci_method }
     }
+
+    /// A defined coefficient with its p-value (capped at 1) and interval.
+    fn defined(coef: f64, p: f64, n: usize, ci: Option<(f64, f64)>, level: f64, ci_method: CiMethod) -> Self {
+        Self {
+            coefficient: Some(coef),
+            p_value: Some(p.min(1.0)),
+            n,
+            ci_low: ci.map(|c| c.0),
+            ci_high: ci.map(|c| c.1),
+            level,
+            ci_method,
+        }
+    }
 }
 
 /// Fisher z interval `tanh(atanh(r) ± z_{(1+level)/2} * se)`; `None` when se is not
@@ -165,15 +178,7 @@ pub fn pearson_with_level(x: &[f64], y: &[f64], level: f64) -> Result<Correlatio
     let a = n as f64 / 2.0 - 1.0;
     let p = 2.0 * beta_reg(a, a, ((1.0 - r.abs()) / 2.0).max(0.0));
     let ci = (n > 3).then(|| fisher_ci(r, (1.0 / (n as f64 - 3.0)).sqrt(), level)).flatten();
-    Ok(Correlation {
-        coefficient: Some(r),
-        p_value: Some(p.min(1.0)),
-        n,
-        ci_low: ci.map(|c| c.0),
-        ci_high: ci.map(|c| c.1),
-        level,
-        ci_method: CiMethod::FisherZ,
-    })
+    Ok(Correlation::defined(r, p, n, ci, level, CiMethod::FisherZ))
 }
 
 /// Spearman's rho with a 95% CI. See [`spearman_with_level`].
@@ -207,15 +212,7 @@ pub fn spearman_with_level(x: &[f64], y: &[f64], level: f64) -> Result<Correlati
         2.0 * dist.sf(t.abs())
     };
     let ci = (n > 3).then(|| fisher_ci(rho, (1.06 / (n as f64 - 3.0)).sqrt(), level)).flatten();
-    Ok(Correlation {
-        coefficient: Some(rho),
-        p_value: Some(p.min(1.0)),
-        n,
-        ci_low: ci.map(|c| c.0),
-        ci_high: ci.map(|c| c.1),
-        level,
-        ci_method: method,
-    })
+    Ok(Correlation::defined(rho, p, n, ci, level, method))
 }
 
 /// Pair counts from Knight's (1966) O(n log n) algorithm.
@@ -445,15 +442,7 @@ pub fn kendall_tau_b_with_level(x: &[f64], y: &[f64], level: f64) -> Result<Corr
         normal_two_sided_p(z)
     };
     let ci = (n > 4).then(|| fisher_ci(tau, (0.437 / (n as f64 - 4.0)).sqrt(), level)).flatten();
-    Ok(Correlation {
-        coefficient: Some(tau),
-        p_value: Some(p.min(1.0)),
-        n,
-        ci_low: ci.map(|c| c.0),
-        ci_high: ci.map(|c| c.1),
-        level,
-        ci_method: method,
-    })
+    Ok(Correlation::defined(tau, p, n, ci, level, method))
 }
 
 /// A correlation whose CI is a paired percentile bootstrap instead of Fisher z.

@@ -80,7 +80,8 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
     println!("accuracy {}   Cohen's kappa {}", fmt(&report["accuracy"]), fmt(&report["kappa"]));
     println!("{:>10} {:>6} {:>6} {:>6}   (rows gold, columns predicted)", "", "A", "B", "tie");
     for (label, row) in LABELS.iter().zip(report["confusion_matrix"].as_array().into_iter().flatten()) {
-        let cells: Vec<String> = row.as_array().into_iter().flatten().map(|c| format!("{:>6}", c.as_u64().unwrap_or(0))).collect();
+        let cells: Vec<String> =
+            row.as_array().into_iter().flatten().map(|c| format!("{:>6}", c.as_u64().unwrap_or(0))).collect();
         println!("{label:>10} {}", cells.join(" "));
     }
     Ok(())
