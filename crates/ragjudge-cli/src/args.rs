@@ -27,8 +27,39 @@ pub enum Command {
     Similarity(SimilarityArgs),
     /// Ask a judge model one question: generated text, or probabilities of single-token labels.
     Ask(AskArgs),
+    /// DICE: judge two systems question by question (both orders) and score the match.
+    Compare(CompareArgs),
     /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
     Agree(AgreeArgs),
+}
+
+/// `ragjudge compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Records of system A.
+    pub a: PathBuf,
+    /// Records of system B (joined with A on `id`).
+    pub b: PathBuf,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// Directory for `compare.json`, `questions.csv` and `traces.jsonl`.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Skip stage I (the judge's analysis): score the verdict directly.
+    #[arg(long)]
+    pub no_reasoning: bool,
+    /// Judge each pair in one order only (no position-bias averaging).
+    #[arg(long)]
+    pub no_swap: bool,
+    /// Margin below which a verdict is scored softly.
+    #[arg(long, default_value_t = 0.1)]
+    pub tau: f64,
+    /// Judge only the first N shared questions.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ragjudge agree`.

@@ -361,3 +361,47 @@ fn agree_turns_a_metric_into_pairwise_labels() {
     assert!((v["accuracy"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
     assert_eq!(v["confusion_matrix"], serde_json::json!([[1, 1, 0], [0, 0, 0], [0, 0, 1]]));
 }
+
+#[test]
+fn compare_runs_a_dice_match_against_an_http_judge_and_resumes_from_the_cache() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    // Every answer: an analysis naming the categories, and verdict log-probabilities A -0.05, B -3.5,
+    // C -4.0. Softmax over the three: p_A = 0.9517..., margin far above 0.1, so each question is a
+    // hard win for the answer shown first.
+    let server = TestServer::start(Script::always(Behavior::Normal(
+        Normal::text("A matches the reference.\nCategory A: fully correct\nCategory B: incorrect")
+            .with_top_logprobs(&[("A", -0.05), ("B", -3.5), ("C", -4.0)]),
+    )));
+    let root = repo_root();
+    let a = root.join("examples/runs/oracle.jsonl");
+    let b = root.join("examples/runs/wrong.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("match");
+    let cache = dir.path().join("cache.sqlite");
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+            .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--judge", "openai:test-model"])
+            .args(["--output", out.to_str().unwrap(), "--cache", cache.to_str().unwrap()])
+            .args(["--limit", "3", "--no-swap", "--json"])
+            .env("OPENAI_BASE_URL", server.base_url())
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["questions"], 3);
+    assert_eq!(v["s_a"], 1.0);
+    assert_eq!(v["wins_a"], 3);
+    assert_eq!(v["categories"]["FullyCorrect"], serde_json::json!([3, 0]));
+    // Stage I (generate) and stage II (label probabilities) per question.
+    assert_eq!(server.request_count(), 6);
+    let traces = std::fs::read_to_string(out.join("traces.jsonl")).unwrap();
+    assert_eq!(traces.lines().count(), 3);
+    // A re-run is answered from the call cache.
+    let o = run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(server.request_count(), 6);
+    assert_eq!(std::fs::read_to_string(out.join("traces.jsonl")).unwrap().lines().count(), 3);
+}

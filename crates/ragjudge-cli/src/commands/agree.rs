@@ -19,6 +19,9 @@ const LABELS: [&str; 3] = ["A", "B", "tie"];
 /// (question id, system A, system B).
 type PairKey = (String, String, String);
 
+/// Predicts the label of a gold pair, if it can.
+type Predictor = Box<dyn Fn(&PairKey) -> Option<&'static str>>;
+
 #[derive(Deserialize)]
 struct PairLabel {
     id: serde_json::Value,
@@ -30,7 +33,7 @@ struct PairLabel {
 /// Runs `ragjudge agree`.
 pub fn run(args: &AgreeArgs) -> Result<()> {
     let gold = read_labels(&args.gold)?;
-    let (source, pred): (String, Box<dyn Fn(&PairKey) -> Option<&'static str>>) = match (&args.scorer, &args.scores) {
+    let (source, pred): (String, Predictor) = match (&args.scorer, &args.scores) {
         (Some(scorer), Some(scores)) => {
             let column = scorer.strip_prefix("metric:").unwrap_or(scorer).to_string();
             if !(args.delta.is_finite() && args.delta >= 0.0) {
