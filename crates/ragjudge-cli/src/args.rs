@@ -29,6 +29,8 @@ pub enum Command {
     Ask(AskArgs),
     /// DICE: judge two systems question by question (both orders) and score the match.
     Compare(CompareArgs),
+    /// DICE tournament over many systems: Swiss (Elo pairing) or round robin; Elo and Bradley-Terry.
+    Tournament(TournamentArgs),
     /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
     Agree(AgreeArgs),
 }
@@ -58,6 +60,46 @@ pub struct CompareArgs {
     #[arg(long)]
     pub limit: Option<usize>,
     /// Print the result as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ragjudge tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// Run files, one system each (or several systems in one file).
+    #[arg(required = true, num_args = 1..)]
+    pub runs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// `swiss` or `round-robin`.
+    #[arg(long, default_value = "swiss")]
+    pub format: String,
+    /// Swiss rounds (default ceil(log2 N) + 1).
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Rank by `elo` (the paper's leaderboard) or `bt` (Bradley-Terry).
+    #[arg(long, default_value = "elo")]
+    pub rank_by: String,
+    /// Directory for `leaderboard.json`, `leaderboard.csv` and `traces.jsonl`.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Skip stage I (the judge's analysis).
+    #[arg(long)]
+    pub no_reasoning: bool,
+    /// Judge each pair in one order only.
+    #[arg(long)]
+    pub no_swap: bool,
+    /// Margin below which a verdict is scored softly.
+    #[arg(long, default_value_t = 0.1)]
+    pub tau: f64,
+    /// Judge only the first N shared questions of each match.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Seed of the bootstrap and of any shuffle.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the leaderboard as JSON on stdout.
     #[arg(long)]
     pub json: bool,
 }

@@ -21,6 +21,7 @@ fn main() {
         args::Command::Ask(a) => commands::ask::run(&a),
         args::Command::Agree(a) => commands::agree::run(&a),
         args::Command::Compare(a) => commands::compare::run(&a),
+        args::Command::Tournament(a) => commands::tournament::run(&a),
     };
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.

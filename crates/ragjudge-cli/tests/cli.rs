@@ -405,3 +405,51 @@ fn compare_runs_a_dice_match_against_an_http_judge_and_resumes_from_the_cache() 
     assert_eq!(server.request_count(), 6);
     assert_eq!(std::fs::read_to_string(out.join("traces.jsonl")).unwrap().lines().count(), 3);
 }
+
+#[test]
+fn tournament_ranks_the_example_systems_and_resumes_from_the_cache() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("A").with_top_logprobs(&[
+        ("A", -0.05),
+        ("B", -3.5),
+        ("C", -4.0),
+    ]))));
+    let root = repo_root();
+    let runs: Vec<String> = ["oracle", "partial", "abstain", "wrong"]
+        .iter()
+        .map(|s| root.join(format!("examples/runs/{s}.jsonl")).display().to_string())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let cache = dir.path().join("cache.sqlite");
+    let run = |format: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragjudge"));
+        cmd.arg("tournament").args(&runs);
+        cmd.args(["--judge", "openai:test-model", "--format", format, "--output", out.to_str().unwrap()])
+            .args(["--cache", cache.to_str().unwrap(), "--limit", "2", "--no-swap", "--no-reasoning", "--json"])
+            .env("OPENAI_BASE_URL", server.base_url())
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap()
+    };
+    let o = run("round-robin");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 4 systems: 6 matches x 2 questions x 1 call (one order, no analysis).
+    assert_eq!(v["judge_calls"], 12);
+    assert_eq!(v["round_robin_calls"], 12);
+    assert_eq!(server.request_count(), 12);
+    let systems = v["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 4);
+    for key in ["system", "rank", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"] {
+        assert!(systems[0].get(key).is_some(), "missing {key}: {}", systems[0]);
+    }
+    // Elo is zero-sum: the ratings still average the 1000 start.
+    let mean_elo: f64 = systems.iter().map(|s| s["elo"].as_f64().unwrap()).sum::<f64>() / 4.0;
+    assert!((mean_elo - 1000.0).abs() < 1e-9);
+    assert!(out.join("leaderboard.csv").is_file());
+    // Swiss over the same systems reuses every judgement from the cache.
+    let o = run("swiss");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(server.request_count(), 12);
+}

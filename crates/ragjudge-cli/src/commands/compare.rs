@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Reads every record of a run file; any malformed record stops the command.
-fn read_run(path: &Path) -> Result<Vec<Record>> {
+pub(crate) fn read_run(path: &Path) -> Result<Vec<Record>> {
     let mut out = Vec::new();
     for r in RecordReader::open(path, &ReadOptions::default())? {
         out.push(r?);
@@ -23,10 +23,33 @@ fn read_run(path: &Path) -> Result<Vec<Record>> {
     Ok(out)
 }
 
+/// Judges every pair (batched through the judge), scores it and writes its traces; a failed
+/// judgement is kept as `{id, error}` and the match goes on.
+pub(crate) fn judge_match(
+    pairwise: &PairwiseJudge,
+    scorer: &DiceScorer,
+    pairs: &[(&Record, &Record)],
+    traces: &mut TraceWriter,
+    traces_path: &Path,
+) -> Result<(Vec<Row>, Vec<serde_json::Value>)> {
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for (pair, result) in pairs.iter().zip(pairwise.judge_pairs_many(pairs)) {
+        match result.map_err(|e| e.to_string()).and_then(|j| score(scorer, &j).map(|row| (j, row))) {
+            Ok((j, row)) => {
+                traces.write_pair(&j).with_context(|| format!("{}", traces_path.display()))?;
+                rows.push(row);
+            }
+            Err(e) => failures.push(json!({"id": pair.0.id, "error": e})),
+        }
+    }
+    Ok((rows, failures))
+}
+
 /// One question's outcome.
-struct Row {
-    id: String,
-    s_a: f64,
+pub(crate) struct Row {
+    pub(crate) id: String,
+    pub(crate) s_a: f64,
     consistent: bool,
     category_a: Option<String>,
     category_b: Option<String>,
@@ -53,17 +76,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let _ = std::fs::remove_file(&traces_path);
     let mut traces = TraceWriter::append(&traces_path).with_context(|| format!("{}", traces_path.display()))?;
 
-    let mut rows = Vec::new();
-    let mut failures = Vec::new();
-    for (pair, result) in pairs.iter().zip(pairwise.judge_pairs_many(&pairs)) {
-        match result.map_err(|e| e.to_string()).and_then(|j| score(&scorer, &j).map(|row| (j, row))) {
-            Ok((j, row)) => {
-                traces.write_pair(&j).with_context(|| format!("{}", traces_path.display()))?;
-                rows.push(row);
-            }
-            Err(e) => failures.push(json!({"id": pair.0.id, "error": e})),
-        }
-    }
+    let (rows, failures) = judge_match(&pairwise, &scorer, &pairs, &mut traces, &traces_path)?;
     if rows.is_empty() {
         bail!("every judgement failed; first: {}", failures[0]["error"]);
     }

@@ -7,3 +7,4 @@ pub mod correlate;
 pub mod embed;
 pub mod models;
 pub mod score;
+pub mod tournament;

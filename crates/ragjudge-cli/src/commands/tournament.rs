@@ -1,0 +1,137 @@
+//! `ragjudge tournament`: DICE matches among many systems (seed 001), paired Swiss-style by
+//! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
+
+use crate::args::TournamentArgs;
+use crate::backends;
+use crate::commands::compare::{judge_match, read_run};
+use anyhow::{bail, Context as _, Result};
+use ragjudge_core::Record;
+use ragjudge_dice::judgement::{JudgeOptions, PairwiseJudge};
+use ragjudge_dice::scoring::DiceScorer;
+use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, QuestionScore, RankBy, TournamentConfig};
+use ragjudge_dice::traces::TraceWriter;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Runs `ragjudge tournament`.
+pub fn run(args: &TournamentArgs) -> Result<()> {
+    let format = match args.format.as_str() {
+        "swiss" => Format::Swiss,
+        "round-robin" | "roundrobin" => Format::RoundRobin,
+        other => bail!("--format: `{other}` is neither swiss nor round-robin"),
+    };
+    let rank_by = match args.rank_by.as_str() {
+        "elo" => RankBy::Elo,
+        "bt" | "bradley-terry" => RankBy::BradleyTerry,
+        other => bail!("--rank-by: `{other}` is neither elo nor bt"),
+    };
+    let scorer = DiceScorer::new(args.tau).map_err(|e| anyhow::anyhow!("--tau: {e}"))?;
+    // system -> question id -> record, systems in order of first appearance.
+    let mut order: Vec<String> = Vec::new();
+    let mut by_system: BTreeMap<String, BTreeMap<String, Record>> = BTreeMap::new();
+    for path in &args.runs {
+        for r in read_run(path)? {
+            if !by_system.contains_key(&r.system) {
+                order.push(r.system.clone());
+            }
+            by_system.entry(r.system.clone()).or_default().insert(r.id.clone(), r);
+        }
+    }
+    if order.len() < 2 {
+        bail!("a tournament needs at least two systems, found {}", order.len());
+    }
+    let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
+    let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, ..JudgeOptions::default() };
+    let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
+    std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
+    let traces_path = args.output.join("traces.jsonl");
+    let _ = std::fs::remove_file(&traces_path);
+    let mut traces = TraceWriter::append(&traces_path).with_context(|| format!("{}", traces_path.display()))?;
+
+    let mut cfg = TournamentConfig { format, rounds: args.rounds, rank_by, ..TournamentConfig::default() };
+    cfg.bt.seed = args.seed;
+    let calls_per_pair = if args.no_swap { 1 } else { 2 } * if args.no_reasoning { 1 } else { 2 };
+    let mut failures = Vec::new();
+    let mut error: Option<anyhow::Error> = None;
+    let board = run_tournament(&order, &cfg, |a, b| {
+        let (ra, rb) = (&by_system[a], &by_system[b]);
+        let mut pairs: Vec<(&Record, &Record)> = ra.iter().filter_map(|(id, r)| rb.get(id).map(|o| (r, o))).collect();
+        if let Some(n) = args.limit {
+            pairs.truncate(n);
+        }
+        match judge_match(&pairwise, &scorer, &pairs, &mut traces, &traces_path) {
+            Ok((rows, failed)) => {
+                failures.extend(failed);
+                MatchResult {
+                    scores: rows
+                        .iter()
+                        .map(|r| QuestionScore { question: r.id.clone(), s_a: r.s_a, s_b: 1.0 - r.s_a })
+                        .collect(),
+                    judge_calls: pairs.len() * calls_per_pair,
+                }
+            }
+            Err(e) => {
+                error.get_or_insert(e);
+                MatchResult::default()
+            }
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let report = json!({
+        "systems": board.systems,
+        "judge_calls": board.judge_calls,
+        "round_robin_calls": board.round_robin_calls,
+        "judge": judge.identity(),
+        "usage": judge.usage(),
+        "failed": failures.len(),
+        "failures": failures,
+        "matches": board.matches,
+    });
+    std::fs::write(args.output.join("leaderboard.json"), serde_json::to_string_pretty(&report)?)?;
+    let mut csv = csv::Writer::from_path(args.output.join("leaderboard.csv"))?;
+    csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;
+    for s in &board.systems {
+        csv.write_record([
+            s.rank.to_string(),
+            s.system.clone(),
+            format!("{:.2}", s.elo),
+            format!("{:.4}", s.bt),
+            format!("{:.4}", s.bt_ci_low),
+            format!("{:.4}", s.bt_ci_high),
+            s.wins.to_string(),
+            s.ties.to_string(),
+            s.losses.to_string(),
+            s.matches.to_string(),
+        ])?;
+    }
+    csv.flush()?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!("{:>4}  {:<16} {:>8} {:>8} {:>19}  {:>5}", "rank", "system", "elo", "bt", "bt 95% CI", "W-T-L");
+    for s in &board.systems {
+        println!(
+            "{:>4}  {:<16} {:>8.1} {:>8.3} {:>19}  {}-{}-{}",
+            s.rank,
+            s.system,
+            s.elo,
+            s.bt,
+            format!("[{:.3}, {:.3}]", s.bt_ci_low, s.bt_ci_high),
+            s.wins,
+            s.ties,
+            s.losses
+        );
+    }
+    println!(
+        "{} judge calls (round robin: {}); {} failed judgements; details in {}",
+        board.judge_calls,
+        board.round_robin_calls,
+        failures.len(),
+        args.output.display()
+    );
+    Ok(())
+}
