@@ -31,6 +31,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// DICE tournament over many systems: Swiss (Elo pairing) or round robin; Elo and Bradley-Terry.
     Tournament(TournamentArgs),
+    /// DICE baseline mode: one system against high / medium / low quality baselines.
+    Baseline(BaselineArgs),
     /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
     Agree(AgreeArgs),
 }
@@ -100,6 +102,42 @@ pub struct TournamentArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Print the leaderboard as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ragjudge baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// Records of the system under test.
+    pub target: PathBuf,
+    /// Records of the high-quality baseline.
+    #[arg(long)]
+    pub high: PathBuf,
+    /// Records of the medium-quality baseline.
+    #[arg(long)]
+    pub medium: PathBuf,
+    /// Records of the low-quality baseline.
+    #[arg(long)]
+    pub low: PathBuf,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// Directory for `baseline.json` and `traces.jsonl`.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Skip stage I (the judge's analysis).
+    #[arg(long)]
+    pub no_reasoning: bool,
+    /// Judge each pair in one order only.
+    #[arg(long)]
+    pub no_swap: bool,
+    /// Margin below which a verdict is scored softly.
+    #[arg(long, default_value_t = 0.1)]
+    pub tau: f64,
+    /// Judge only the first N shared questions of each match.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
 }

@@ -22,6 +22,7 @@ fn main() {
         args::Command::Agree(a) => commands::agree::run(&a),
         args::Command::Compare(a) => commands::compare::run(&a),
         args::Command::Tournament(a) => commands::tournament::run(&a),
+        args::Command::Baseline(a) => commands::baseline::run(&a),
     };
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.

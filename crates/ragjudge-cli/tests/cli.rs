@@ -453,3 +453,45 @@ fn tournament_ranks_the_example_systems_and_resumes_from_the_cache() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(server.request_count(), 12);
 }
+
+#[test]
+fn baseline_places_a_system_among_three_tiers() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("A").with_top_logprobs(&[
+        ("A", -0.05),
+        ("B", -3.5),
+        ("C", -4.0),
+    ]))));
+    let root = repo_root();
+    let run = |s: &str| root.join(format!("examples/runs/{s}.jsonl")).display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b");
+    let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args([
+            "baseline",
+            &run("partial"),
+            "--high",
+            &run("oracle"),
+            "--medium",
+            &run("abstain"),
+            "--low",
+            &run("wrong"),
+        ])
+        .args(["--judge", "openai:test-model", "--output", out.to_str().unwrap(), "--no-cache"])
+        .args(["--limit", "2", "--no-swap", "--no-reasoning", "--json"])
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // A round robin among target + 3 tiers: 6 matches x 2 questions, one call each.
+    assert_eq!(server.request_count(), 12);
+    let placements = ["above high", "between high and medium", "between medium and low", "below low"];
+    assert!(placements.contains(&v["placement"].as_str().unwrap()), "{v}");
+    for t in v["tiers"].as_array().unwrap() {
+        let n = t["wins"].as_u64().unwrap() + t["ties"].as_u64().unwrap() + t["losses"].as_u64().unwrap();
+        assert_eq!(n, 2, "{t}");
+    }
+    assert!(out.join("baseline.json").is_file());
+}

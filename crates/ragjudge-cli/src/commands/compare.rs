@@ -46,6 +46,11 @@ pub(crate) fn judge_match(
     Ok((rows, failures))
 }
 
+/// Model calls one pair costs: one or two orders, each with or without the stage I analysis.
+pub(crate) fn calls_per_pair(opts: &JudgeOptions) -> usize {
+    (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 })
+}
+
 /// One question's outcome.
 pub(crate) struct Row {
     pub(crate) id: String,

@@ -2,6 +2,7 @@
 
 pub mod agree;
 pub mod ask;
+pub mod baseline;
 pub mod compare;
 pub mod correlate;
 pub mod embed;

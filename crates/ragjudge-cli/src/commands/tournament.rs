@@ -3,7 +3,7 @@
 
 use crate::args::TournamentArgs;
 use crate::backends;
-use crate::commands::compare::{judge_match, read_run};
+use crate::commands::compare::{calls_per_pair, judge_match, read_run};
 use anyhow::{bail, Context as _, Result};
 use ragjudge_core::Record;
 use ragjudge_dice::judgement::{JudgeOptions, PairwiseJudge};
@@ -43,6 +43,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     }
     let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
     let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, ..JudgeOptions::default() };
+    let per_pair = calls_per_pair(&opts);
     let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
     std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
     let traces_path = args.output.join("traces.jsonl");
@@ -51,7 +52,6 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
 
     let mut cfg = TournamentConfig { format, rounds: args.rounds, rank_by, ..TournamentConfig::default() };
     cfg.bt.seed = args.seed;
-    let calls_per_pair = if args.no_swap { 1 } else { 2 } * if args.no_reasoning { 1 } else { 2 };
     let mut failures = Vec::new();
     let mut error: Option<anyhow::Error> = None;
     let board = run_tournament(&order, &cfg, |a, b| {
@@ -68,7 +68,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
                         .iter()
                         .map(|r| QuestionScore { question: r.id.clone(), s_a: r.s_a, s_b: 1.0 - r.s_a })
                         .collect(),
-                    judge_calls: pairs.len() * calls_per_pair,
+                    judge_calls: pairs.len() * per_pair,
                 }
             }
             Err(e) => {
