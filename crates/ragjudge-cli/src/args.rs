@@ -37,16 +37,12 @@ pub enum Command {
     Agree(AgreeArgs),
 }
 
-/// `ragjudge compare`.
+/// Options of every DICE command (compare, tournament, baseline).
 #[derive(Debug, Args)]
-pub struct CompareArgs {
-    /// Records of system A.
-    pub a: PathBuf,
-    /// Records of system B (joined with A on `id`).
-    pub b: PathBuf,
+pub struct DiceArgs {
     #[command(flatten)]
     pub judge: JudgeArgs,
-    /// Directory for `compare.json`, `questions.csv` and `traces.jsonl`.
+    /// Output directory (reports and `traces.jsonl`).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
     /// Skip stage I (the judge's analysis): score the verdict directly.
@@ -58,9 +54,20 @@ pub struct CompareArgs {
     /// Margin below which a verdict is scored softly.
     #[arg(long, default_value_t = 0.1)]
     pub tau: f64,
-    /// Judge only the first N shared questions.
+    /// Judge only the first N shared questions of each match.
     #[arg(long)]
     pub limit: Option<usize>,
+}
+
+/// `ragjudge compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Records of system A.
+    pub a: PathBuf,
+    /// Records of system B (joined with A on `id`).
+    pub b: PathBuf,
+    #[command(flatten)]
+    pub dice: DiceArgs,
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -73,7 +80,7 @@ pub struct TournamentArgs {
     #[arg(required = true, num_args = 1..)]
     pub runs: Vec<PathBuf>,
     #[command(flatten)]
-    pub judge: JudgeArgs,
+    pub dice: DiceArgs,
     /// `swiss` or `round-robin`.
     #[arg(long, default_value = "swiss")]
     pub format: String,
@@ -83,21 +90,6 @@ pub struct TournamentArgs {
     /// Rank by `elo` (the paper's leaderboard) or `bt` (Bradley-Terry).
     #[arg(long, default_value = "elo")]
     pub rank_by: String,
-    /// Directory for `leaderboard.json`, `leaderboard.csv` and `traces.jsonl`.
-    #[arg(long, short = 'o')]
-    pub output: PathBuf,
-    /// Skip stage I (the judge's analysis).
-    #[arg(long)]
-    pub no_reasoning: bool,
-    /// Judge each pair in one order only.
-    #[arg(long)]
-    pub no_swap: bool,
-    /// Margin below which a verdict is scored softly.
-    #[arg(long, default_value_t = 0.1)]
-    pub tau: f64,
-    /// Judge only the first N shared questions of each match.
-    #[arg(long)]
-    pub limit: Option<usize>,
     /// Seed of the bootstrap and of any shuffle.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -121,22 +113,7 @@ pub struct BaselineArgs {
     #[arg(long)]
     pub low: PathBuf,
     #[command(flatten)]
-    pub judge: JudgeArgs,
-    /// Directory for `baseline.json` and `traces.jsonl`.
-    #[arg(long, short = 'o')]
-    pub output: PathBuf,
-    /// Skip stage I (the judge's analysis).
-    #[arg(long)]
-    pub no_reasoning: bool,
-    /// Judge each pair in one order only.
-    #[arg(long)]
-    pub no_swap: bool,
-    /// Margin below which a verdict is scored softly.
-    #[arg(long, default_value_t = 0.1)]
-    pub tau: f64,
-    /// Judge only the first N shared questions of each match.
-    #[arg(long)]
-    pub limit: Option<usize>,
+    pub dice: DiceArgs,
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,

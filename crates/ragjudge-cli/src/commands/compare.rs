@@ -2,16 +2,17 @@
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use crate::args::CompareArgs;
+use crate::args::{CompareArgs, DiceArgs};
 use crate::backends;
 use anyhow::{bail, Context as _, Result};
 use ragjudge_core::{ReadOptions, Record, RecordReader};
 use ragjudge_dice::judgement::{JudgeOptions, PairJudgement, PairwiseJudge};
 use ragjudge_dice::scoring::{swap_average, DiceScorer};
+use ragjudge_dice::tournament::{MatchResult, QuestionScore};
 use ragjudge_dice::traces::TraceWriter;
 use serde_json::json;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Reads every record of a run file; any malformed record stops the command.
@@ -23,32 +24,82 @@ pub(crate) fn read_run(path: &Path) -> Result<Vec<Record>> {
     Ok(out)
 }
 
-/// Judges every pair (batched through the judge), scores it and writes its traces; a failed
-/// judgement is kept as `{id, error}` and the match goes on.
-pub(crate) fn judge_match(
-    pairwise: &PairwiseJudge,
-    scorer: &DiceScorer,
-    pairs: &[(&Record, &Record)],
-    traces: &mut TraceWriter,
-    traces_path: &Path,
-) -> Result<(Vec<Row>, Vec<serde_json::Value>)> {
-    let mut rows = Vec::new();
-    let mut failures = Vec::new();
-    for (pair, result) in pairs.iter().zip(pairwise.judge_pairs_many(pairs)) {
-        match result.map_err(|e| e.to_string()).and_then(|j| score(scorer, &j).map(|row| (j, row))) {
-            Ok((j, row)) => {
-                traces.write_pair(&j).with_context(|| format!("{}", traces_path.display()))?;
-                rows.push(row);
-            }
-            Err(e) => failures.push(json!({"id": pair.0.id, "error": e})),
-        }
-    }
-    Ok((rows, failures))
+/// What every DICE command sets up once: the judge behind the call cache, the pairwise judge,
+/// the scorer and a fresh `traces.jsonl` (a re-run rewrites every trace from the cache).
+pub(crate) struct MatchRunner {
+    pub(crate) judge: Arc<dyn ragjudge_models::Judge>,
+    pairwise: PairwiseJudge,
+    scorer: DiceScorer,
+    traces: TraceWriter,
+    traces_path: PathBuf,
+    calls_per_pair: usize,
+    limit: Option<usize>,
 }
 
-/// Model calls one pair costs: one or two orders, each with or without the stage I analysis.
-pub(crate) fn calls_per_pair(opts: &JudgeOptions) -> usize {
-    (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 })
+impl MatchRunner {
+    /// Builds the judge from `--judge` and opens `OUTPUT/traces.jsonl`.
+    pub(crate) fn new(args: &DiceArgs) -> Result<Self> {
+        let scorer = DiceScorer::new(args.tau).map_err(|e| anyhow::anyhow!("--tau: {e}"))?;
+        let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
+        let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, ..JudgeOptions::default() };
+        // One or two orders, each with or without the stage I analysis.
+        let calls_per_pair = (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 });
+        std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
+        let traces_path = args.output.join("traces.jsonl");
+        let _ = std::fs::remove_file(&traces_path);
+        let traces = TraceWriter::append(&traces_path).with_context(|| format!("{}", traces_path.display()))?;
+        let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
+        Ok(Self { judge, pairwise, scorer, traces, traces_path, calls_per_pair, limit: args.limit })
+    }
+
+    /// Judges the questions two runs share (in A's id order, at most `--limit`), batched through
+    /// the judge; a failed judgement is kept as `{id, error}` and the match goes on.
+    pub(crate) fn play<'r>(
+        &mut self,
+        a: impl IntoIterator<Item = &'r Record>,
+        b: &HashMap<String, &'r Record>,
+    ) -> Result<Played> {
+        let mut pairs: Vec<(&Record, &Record)> = a.into_iter().filter_map(|r| b.get(&r.id).map(|o| (r, *o))).collect();
+        if let Some(n) = self.limit {
+            pairs.truncate(n);
+        }
+        let mut played =
+            Played { rows: Vec::new(), failures: Vec::new(), judge_calls: pairs.len() * self.calls_per_pair };
+        for (pair, result) in pairs.iter().zip(self.pairwise.judge_pairs_many(&pairs)) {
+            match result.map_err(|e| e.to_string()).and_then(|j| score(&self.scorer, &j).map(|row| (j, row))) {
+                Ok((j, row)) => {
+                    self.traces.write_pair(&j).with_context(|| format!("{}", self.traces_path.display()))?;
+                    played.rows.push(row);
+                }
+                Err(e) => played.failures.push(json!({"id": pair.0.id, "error": e})),
+            }
+        }
+        Ok(played)
+    }
+}
+
+/// The outcome of one match.
+pub(crate) struct Played {
+    /// Scored questions.
+    pub(crate) rows: Vec<Row>,
+    /// Questions whose judgement failed: `{id, error}`.
+    pub(crate) failures: Vec<serde_json::Value>,
+    /// Model calls the match needed (cache hits included).
+    pub(crate) judge_calls: usize,
+}
+
+impl Played {
+    /// The per-question scores as the tournament driver takes them.
+    pub(crate) fn match_result(&self) -> MatchResult {
+        MatchResult {
+            scores: self
+                .rows
+                .iter()
+                .map(|r| QuestionScore { question: r.id.clone(), s_a: r.s_a, s_b: 1.0 - r.s_a })
+                .collect(),
+            judge_calls: self.judge_calls,
+        }
+    }
 }
 
 /// One question's outcome.
@@ -62,28 +113,21 @@ pub(crate) struct Row {
 
 /// Runs `ragjudge compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
-    let scorer = DiceScorer::new(args.tau).map_err(|e| anyhow::anyhow!("--tau: {e}"))?;
     let a = read_run(&args.a)?;
-    let b: HashMap<String, Record> = read_run(&args.b)?.into_iter().map(|r| (r.id.clone(), r)).collect();
-    let mut pairs: Vec<(&Record, &Record)> = a.iter().filter_map(|r| b.get(&r.id).map(|o| (r, o))).collect();
-    if let Some(n) = args.limit {
-        pairs.truncate(n);
-    }
-    if pairs.is_empty() {
-        bail!("{} and {} share no question id", args.a.display(), args.b.display());
-    }
-    let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
-    let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, ..JudgeOptions::default() };
-    let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
-    std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
-    let traces_path = args.output.join("traces.jsonl");
-    // A re-run rewrites every trace (from the call cache), so start the file afresh.
-    let _ = std::fs::remove_file(&traces_path);
-    let mut traces = TraceWriter::append(&traces_path).with_context(|| format!("{}", traces_path.display()))?;
-
-    let (rows, failures) = judge_match(&pairwise, &scorer, &pairs, &mut traces, &traces_path)?;
+    let b_records = read_run(&args.b)?;
+    let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
+    let (name_a, name_b) = match (a.first(), b_records.first()) {
+        (Some(x), Some(y)) => (x.system.clone(), y.system.clone()),
+        _ => bail!("{} and {} share no question id", args.a.display(), args.b.display()),
+    };
+    let mut runner = MatchRunner::new(&args.dice)?;
+    let Played { rows, failures, .. } = runner.play(&a, &b)?;
+    let judge = &runner.judge;
     if rows.is_empty() {
-        bail!("every judgement failed; first: {}", failures[0]["error"]);
+        match failures.first() {
+            Some(f) => bail!("every judgement failed; first: {}", f["error"]),
+            None => bail!("{} and {} share no question id", args.a.display(), args.b.display()),
+        }
     }
     let n = rows.len() as f64;
     let s_a = rows.iter().map(|r| r.s_a).sum::<f64>() / n;
@@ -95,17 +139,16 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             taxonomy.entry(key).or_default()[side] += 1;
         }
     }
-    let (name_a, name_b) = (pairs[0].0.system.clone(), pairs[0].1.system.clone());
     let report = json!({
         "system_a": name_a, "system_b": name_b, "judge": judge.identity(),
         "questions": rows.len(), "failed": failures.len(), "failures": failures,
         "s_a": s_a, "s_b": 1.0 - s_a,
         "wins_a": count(&|r| r.s_a > 0.5), "ties": count(&|r| r.s_a == 0.5), "wins_b": count(&|r| r.s_a < 0.5),
         "order_consistency": count(&|r| r.consistent) as f64 / n,
-        "categories": taxonomy, "usage": judge.usage(), "tau": args.tau,
+        "categories": taxonomy, "usage": judge.usage(), "tau": args.dice.tau,
     });
-    std::fs::write(args.output.join("compare.json"), serde_json::to_string_pretty(&report)?)?;
-    let mut csv = csv::Writer::from_path(args.output.join("questions.csv"))?;
+    std::fs::write(args.dice.output.join("compare.json"), serde_json::to_string_pretty(&report)?)?;
+    let mut csv = csv::Writer::from_path(args.dice.output.join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
     for r in &rows {
         let cat = |c: &Option<String>| c.clone().unwrap_or_default();
@@ -130,7 +173,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             report["wins_b"],
             100.0 * report["order_consistency"].as_f64().unwrap_or(0.0),
             failures.len(),
-            args.output.display()
+            args.dice.output.display()
         );
     }
     Ok(())

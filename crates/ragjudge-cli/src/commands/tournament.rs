@@ -2,17 +2,12 @@
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
 use crate::args::TournamentArgs;
-use crate::backends;
-use crate::commands::compare::{calls_per_pair, judge_match, read_run};
-use anyhow::{bail, Context as _, Result};
+use crate::commands::compare::{read_run, MatchRunner};
+use anyhow::{bail, Result};
 use ragjudge_core::Record;
-use ragjudge_dice::judgement::{JudgeOptions, PairwiseJudge};
-use ragjudge_dice::scoring::DiceScorer;
-use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, QuestionScore, RankBy, TournamentConfig};
-use ragjudge_dice::traces::TraceWriter;
+use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, RankBy, TournamentConfig};
 use serde_json::json;
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::HashMap;
 
 /// Runs `ragjudge tournament`.
 pub fn run(args: &TournamentArgs) -> Result<()> {
@@ -26,60 +21,41 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "bt" | "bradley-terry" => RankBy::BradleyTerry,
         other => bail!("--rank-by: `{other}` is neither elo nor bt"),
     };
-    let scorer = DiceScorer::new(args.tau).map_err(|e| anyhow::anyhow!("--tau: {e}"))?;
-    // system -> question id -> record, systems in order of first appearance.
+    // Records per system, systems in order of first appearance.
     let mut order: Vec<String> = Vec::new();
-    let mut by_system: BTreeMap<String, BTreeMap<String, Record>> = BTreeMap::new();
+    let mut by_system: HashMap<String, Vec<Record>> = HashMap::new();
     for path in &args.runs {
         for r in read_run(path)? {
             if !by_system.contains_key(&r.system) {
                 order.push(r.system.clone());
             }
-            by_system.entry(r.system.clone()).or_default().insert(r.id.clone(), r);
+            by_system.entry(r.system.clone()).or_default().push(r);
         }
     }
     if order.len() < 2 {
         bail!("a tournament needs at least two systems, found {}", order.len());
     }
-    let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
-    let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, ..JudgeOptions::default() };
-    let per_pair = calls_per_pair(&opts);
-    let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
-    std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
-    let traces_path = args.output.join("traces.jsonl");
-    let _ = std::fs::remove_file(&traces_path);
-    let mut traces = TraceWriter::append(&traces_path).with_context(|| format!("{}", traces_path.display()))?;
-
+    let index: HashMap<&str, HashMap<String, &Record>> =
+        by_system.iter().map(|(s, recs)| (s.as_str(), recs.iter().map(|r| (r.id.clone(), r)).collect())).collect();
+    let mut runner = MatchRunner::new(&args.dice)?;
     let mut cfg = TournamentConfig { format, rounds: args.rounds, rank_by, ..TournamentConfig::default() };
     cfg.bt.seed = args.seed;
     let mut failures = Vec::new();
     let mut error: Option<anyhow::Error> = None;
-    let board = run_tournament(&order, &cfg, |a, b| {
-        let (ra, rb) = (&by_system[a], &by_system[b]);
-        let mut pairs: Vec<(&Record, &Record)> = ra.iter().filter_map(|(id, r)| rb.get(id).map(|o| (r, o))).collect();
-        if let Some(n) = args.limit {
-            pairs.truncate(n);
+    let board = run_tournament(&order, &cfg, |a, b| match runner.play(&by_system[a], &index[b]) {
+        Ok(played) => {
+            failures.extend(played.failures.iter().cloned());
+            played.match_result()
         }
-        match judge_match(&pairwise, &scorer, &pairs, &mut traces, &traces_path) {
-            Ok((rows, failed)) => {
-                failures.extend(failed);
-                MatchResult {
-                    scores: rows
-                        .iter()
-                        .map(|r| QuestionScore { question: r.id.clone(), s_a: r.s_a, s_b: 1.0 - r.s_a })
-                        .collect(),
-                    judge_calls: pairs.len() * per_pair,
-                }
-            }
-            Err(e) => {
-                error.get_or_insert(e);
-                MatchResult::default()
-            }
+        Err(e) => {
+            error.get_or_insert(e);
+            MatchResult::default()
         }
     });
     if let Some(e) = error {
         return Err(e);
     }
+    let judge = &runner.judge;
     let report = json!({
         "systems": board.systems,
         "judge_calls": board.judge_calls,
@@ -90,8 +66,8 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "failures": failures,
         "matches": board.matches,
     });
-    std::fs::write(args.output.join("leaderboard.json"), serde_json::to_string_pretty(&report)?)?;
-    let mut csv = csv::Writer::from_path(args.output.join("leaderboard.csv"))?;
+    std::fs::write(args.dice.output.join("leaderboard.json"), serde_json::to_string_pretty(&report)?)?;
+    let mut csv = csv::Writer::from_path(args.dice.output.join("leaderboard.csv"))?;
     csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;
     for s in &board.systems {
         csv.write_record([
@@ -131,7 +107,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         board.judge_calls,
         board.round_robin_calls,
         failures.len(),
-        args.output.display()
+        args.dice.output.display()
     );
     Ok(())
 }
