@@ -10,12 +10,8 @@ use std::sync::Arc;
 #[cfg(any(feature = "candle", feature = "llama"))]
 fn resolve(spec: &str) -> Result<ragjudge_models::ResolvedModel> {
     use ragjudge_models::{ModelStore, PullOptions};
-    let store = ModelStore::default();
     let report = PullOptions::default().with_progress(|m| eprintln!("{m}"));
-    if std::path::Path::new(spec).exists() || store.manifest().get(spec).is_none() {
-        return Ok(store.resolve(spec)?);
-    }
-    Ok(store.ensure(spec, &report)?)
+    Ok(ModelStore::default().ensure(spec, &report)?)
 }
 
 /// An embedding model: a manifest name (pulled on first use) or a model directory.

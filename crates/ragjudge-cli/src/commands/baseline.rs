@@ -3,7 +3,7 @@
 //! and is placed by Elo among them.
 
 use crate::args::BaselineArgs;
-use crate::commands::compare::{read_run, MatchRunner};
+use crate::commands::compare::{index_by_id, read_run, MatchRunner};
 use anyhow::{bail, Result};
 use ragjudge_core::Record;
 use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, TournamentConfig};
@@ -31,8 +31,7 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     for (tier, path) in TIERS.iter().zip([&args.high, &args.medium, &args.low]) {
         runs.insert(tier, read_as(path, tier)?);
     }
-    let index: HashMap<&str, HashMap<String, &Record>> =
-        runs.iter().map(|(s, recs)| (*s, recs.iter().map(|r| (r.id.clone(), r)).collect())).collect();
+    let index = index_by_id(runs.iter().map(|(s, recs)| (*s, recs)));
     let mut runner = MatchRunner::new(&args.dice)?;
     let systems: Vec<String> = std::iter::once(target).chain(TIERS).map(String::from).collect();
     let cfg = TournamentConfig { format: Format::RoundRobin, ..TournamentConfig::default() };

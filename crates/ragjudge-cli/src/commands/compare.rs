@@ -102,6 +102,13 @@ impl Played {
     }
 }
 
+/// Each system's records by question id, for [`MatchRunner::play`].
+pub(crate) fn index_by_id<'r, K: Copy + Eq + std::hash::Hash>(
+    runs: impl IntoIterator<Item = (K, &'r Vec<Record>)>,
+) -> HashMap<K, HashMap<String, &'r Record>> {
+    runs.into_iter().map(|(k, recs)| (k, recs.iter().map(|r| (r.id.clone(), r)).collect())).collect()
+}
+
 /// One question's outcome.
 pub(crate) struct Row {
     pub(crate) id: String,

@@ -2,7 +2,7 @@
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
 use crate::args::TournamentArgs;
-use crate::commands::compare::{read_run, MatchRunner};
+use crate::commands::compare::{index_by_id, read_run, MatchRunner};
 use anyhow::{bail, Result};
 use ragjudge_core::Record;
 use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, RankBy, TournamentConfig};
@@ -35,8 +35,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     if order.len() < 2 {
         bail!("a tournament needs at least two systems, found {}", order.len());
     }
-    let index: HashMap<&str, HashMap<String, &Record>> =
-        by_system.iter().map(|(s, recs)| (s.as_str(), recs.iter().map(|r| (r.id.clone(), r)).collect())).collect();
+    let index = index_by_id(by_system.iter().map(|(s, recs)| (s.as_str(), recs)));
     let mut runner = MatchRunner::new(&args.dice)?;
     let mut cfg = TournamentConfig { format, rounds: args.rounds, rank_by, ..TournamentConfig::default() };
     cfg.bt.seed = args.seed;

@@ -85,14 +85,19 @@ fn take_any(map: &mut Map<String, Value>, keys: &[&'static str]) -> Option<(&'st
     keys.iter().find_map(|&k| map.remove(k).map(|v| (k, v)))
 }
 
+/// The items of an array field; `null` is an empty array.
+fn array_items(v: Value, field: &str) -> Result<Vec<Value>, FieldError> {
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(items) => Ok(items),
+        other => Err(FieldError::expected(field, "an array", &other)),
+    }
+}
+
 /// Parses a contexts array: strings, or objects `{id?, text|passage, relevance|grade|score?}`.
 /// `field` names the array in errors (`contexts`, `retrieved_contexts`); `null` is no contexts.
 pub(crate) fn contexts_from_value(v: Value, field: &str) -> Result<Vec<Context>, FieldError> {
-    let items = match v {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(items) => items,
-        other => return Err(FieldError::expected(field, "an array", &other)),
-    };
+    let items = array_items(v, field)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let at = format!("{field}[{i}]");
@@ -122,11 +127,7 @@ pub(crate) fn contexts_from_value(v: Value, field: &str) -> Result<Vec<Context>,
 
 /// Parses a history array of `{role, text|content}` objects; `null` is no history.
 pub(crate) fn history_from_value(v: Value, field: &str) -> Result<Vec<Turn>, FieldError> {
-    let items = match v {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(items) => items,
-        other => return Err(FieldError::expected(field, "an array", &other)),
-    };
+    let items = array_items(v, field)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let at = format!("{field}[{i}]");
