@@ -35,6 +35,8 @@ pub enum Command {
     Baseline(BaselineArgs),
     /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
     Agree(AgreeArgs),
+    /// Calibrate machine scores against human labels (Platt, isotonic, ordinal) with conformal prediction sets.
+    Calibrate(crate::commands::calibrate::CalibrateArgs),
 }
 
 /// Options of every DICE command (compare, tournament, baseline).
@@ -279,7 +281,7 @@ pub struct ScoreArgs {
     /// Record file(s): JSONL, CSV, RAGAS or Open RAG Eval CSV.
     #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
-    /// Metric families, comma separated: lexical, ciu, retrieval.
+    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec.
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
     pub metrics: Vec<String>,
     /// Per-record output: OUT.csv or OUT.jsonl (JSONL keeps each metric's evidence).
@@ -324,6 +326,47 @@ pub struct ScoreArgs {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub models: ScoreModelArgs,
+    #[command(flatten)]
+    pub hcat: crate::families::hcat::HcatArgs,
+    #[command(flatten)]
+    pub safety: crate::families::safety::SafetyArgs,
+    #[command(flatten)]
+    pub trec: crate::families::trec::TrecArgs,
+}
+
+/// The models of model-backed metrics (loaded only when a metric needs them).
+#[derive(Debug, Clone, Args)]
+pub struct ScoreModelArgs {
+    /// Sentence embedder: manifest name or model directory.
+    #[arg(long, default_value = "minilm")]
+    pub embedder: String,
+    /// NLI cross-encoder directory (safetensors + config.json + tokenizer.json); without it the judge
+    /// decides entailment.
+    #[arg(long, value_name = "DIR")]
+    pub nli: Option<String>,
+    /// PII token-classification model: manifest name or model directory.
+    #[arg(long, default_value = "pii-ner")]
+    pub pii_model: String,
+    /// Encoder batch size.
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
+    #[arg(long, default_value = "local:smollm2-135m")]
+    pub judge: String,
+    /// Call cache file (default: $RAGJUDGE_HOME/cache.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+    /// Do not read or write the call cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Concurrent requests to an HTTP judge.
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Per-request timeout of an HTTP judge, in seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
 }
 
 /// `ragjudge correlate`.

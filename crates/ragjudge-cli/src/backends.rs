@@ -3,7 +3,7 @@
 
 use crate::args::JudgeArgs;
 use anyhow::{bail, Result};
-use ragjudge_models::{CallCache, Embedder, Judge};
+use ragjudge_models::{CallCache, CrossEncoder, Embedder, Judge, TokenClassifier};
 use std::sync::Arc;
 
 /// Resolves a model name or path, pulling a manifest model on first use.
@@ -29,6 +29,38 @@ pub fn embedder(model: &str, batch_size: usize, threads: Option<usize>) -> Resul
 #[cfg(not(feature = "candle"))]
 pub fn embedder(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn Embedder>> {
     bail!("this ragjudge was built without the `candle` feature (embedding models)")
+}
+
+/// A cross-encoder (sequence classifier, e.g. NLI): a manifest name or a model directory.
+#[cfg(feature = "candle")]
+pub fn cross_encoder(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn CrossEncoder>> {
+    use anyhow::Context as _;
+    use ragjudge_candle::{BertCrossEncoder, EncoderOptions};
+    let resolved = resolve(model)?;
+    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
+    Ok(Box::new(BertCrossEncoder::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?))
+}
+
+/// A cross-encoder (this build has no encoder backend).
+#[cfg(not(feature = "candle"))]
+pub fn cross_encoder(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn CrossEncoder>> {
+    bail!("this ragjudge was built without the `candle` feature (encoder models)")
+}
+
+/// A token classifier (e.g. PII NER): a manifest name or a model directory.
+#[cfg(feature = "candle")]
+pub fn token_classifier(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn TokenClassifier>> {
+    use anyhow::Context as _;
+    use ragjudge_candle::{BertTokenClassifier, EncoderOptions};
+    let resolved = resolve(model)?;
+    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
+    Ok(Box::new(BertTokenClassifier::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?))
+}
+
+/// A token classifier (this build has no encoder backend).
+#[cfg(not(feature = "candle"))]
+pub fn token_classifier(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn TokenClassifier>> {
+    bail!("this ragjudge was built without the `candle` feature (encoder models)")
 }
 
 /// A judge from `--judge local:MODEL | openai:MODEL`, behind the call cache unless `--no-cache`.

@@ -3,6 +3,8 @@
 mod args;
 mod backends;
 mod commands;
+mod families;
+mod model_set;
 mod output;
 mod progress;
 mod registry;
@@ -23,6 +25,7 @@ fn main() {
         args::Command::Compare(a) => commands::compare::run(&a),
         args::Command::Tournament(a) => commands::tournament::run(&a),
         args::Command::Baseline(a) => commands::baseline::run(&a),
+        args::Command::Calibrate(a) => commands::calibrate::run(&a),
     };
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.

@@ -1,6 +1,8 @@
 //! Turns metric family names from the command line into metric objects.
 
 use crate::args::ScoreArgs;
+use crate::families;
+use crate::model_set::ModelSet;
 use anyhow::{bail, Result};
 use ragjudge_core::Metric;
 use ragjudge_lexical::answer_overlap::LexicalMetric;
@@ -8,7 +10,7 @@ use ragjudge_lexical::ciu::{CiuMetric, CiuOptions};
 use ragjudge_lexical::retrieval::{RetrievalMetric, RetrievalOptions, ShortList};
 
 /// Metric families `score --metrics` knows.
-pub const KNOWN: &[&str] = &["lexical", "ciu", "retrieval"];
+pub const KNOWN: &[&str] = &["lexical", "ciu", "retrieval", "hcat", "safety", "trec"];
 
 /// Builds the metrics named in `args.metrics`, in the order given, each once.
 pub fn build(args: &ScoreArgs) -> Result<Vec<Box<dyn Metric>>> {
@@ -21,7 +23,17 @@ pub fn build(args: &ScoreArgs) -> Result<Vec<Box<dyn Metric>>> {
     if names.is_empty() {
         bail!("--metrics is empty (known: {})", KNOWN.join(", "));
     }
-    names.into_iter().map(|name| build_one(name, args)).collect()
+    let models = ModelSet::new(&args.models, args.threads);
+    let mut metrics = Vec::new();
+    for name in names {
+        match name {
+            "hcat" => metrics.extend(families::hcat::build(&args.hcat, &models)?),
+            "safety" => metrics.extend(families::safety::build(&args.safety, &models)?),
+            "trec" => metrics.extend(families::trec::build(&args.trec, &models)?),
+            _ => metrics.push(build_one(name, args)?),
+        }
+    }
+    Ok(metrics)
 }
 
 fn build_one(name: &str, args: &ScoreArgs) -> Result<Box<dyn Metric>> {

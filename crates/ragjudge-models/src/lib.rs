@@ -17,6 +17,7 @@ pub mod traits;
 
 pub use cache::{cache_key, default_cache_path, CacheStats, CallCache};
 pub use cached::{CachedJudge, DryRunJudge};
+pub use embed_cache::CachedEmbedder;
 pub use error::ModelError;
 pub use home::{models_dir, ragjudge_home};
 pub use manifest::{JoinedFile, Manifest, ModelEntry, Package, Part};

@@ -184,3 +184,68 @@ pub trait Judge: Send + Sync {
     /// Calls and tokens so far.
     fn usage(&self) -> Usage;
 }
+
+/// Forwards a model trait through a smart pointer, so `Box<dyn T>` and `Arc<dyn T>` are models too.
+macro_rules! forward_through {
+    ($($ptr:ident)::+) => {
+        impl<T: Embedder + ?Sized> Embedder for std::$($ptr)::+<T> {
+            fn identity(&self) -> String {
+                (**self).identity()
+            }
+            fn dim(&self) -> usize {
+                (**self).dim()
+            }
+            fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+                (**self).embed(texts)
+            }
+        }
+
+        impl<T: CrossEncoder + ?Sized> CrossEncoder for std::$($ptr)::+<T> {
+            fn identity(&self) -> String {
+                (**self).identity()
+            }
+            fn labels(&self) -> Vec<String> {
+                (**self).labels()
+            }
+            fn logits(&self, pairs: &[(&str, &str)]) -> Result<Vec<Vec<f32>>, ModelError> {
+                (**self).logits(pairs)
+            }
+        }
+
+        impl<T: TokenClassifier + ?Sized> TokenClassifier for std::$($ptr)::+<T> {
+            fn identity(&self) -> String {
+                (**self).identity()
+            }
+            fn labels(&self) -> Vec<String> {
+                (**self).labels()
+            }
+            fn classify(&self, texts: &[&str]) -> Result<Vec<Vec<TokenPrediction>>, ModelError> {
+                (**self).classify(texts)
+            }
+        }
+
+        impl<T: Judge + ?Sized> Judge for std::$($ptr)::+<T> {
+            fn identity(&self) -> String {
+                (**self).identity()
+            }
+            fn generate(&self, prompt: &Prompt, params: &GenParams) -> Result<Generation, ModelError> {
+                (**self).generate(prompt, params)
+            }
+            fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
+                (**self).label_probs(prompt, labels)
+            }
+            fn generate_many(&self, requests: &[(Prompt, GenParams)]) -> Vec<Result<Generation, ModelError>> {
+                (**self).generate_many(requests)
+            }
+            fn label_probs_many(&self, requests: &[(Prompt, Vec<String>)]) -> Vec<Result<LabelProbs, ModelError>> {
+                (**self).label_probs_many(requests)
+            }
+            fn usage(&self) -> Usage {
+                (**self).usage()
+            }
+        }
+    };
+}
+
+forward_through!(boxed::Box);
+forward_through!(sync::Arc);

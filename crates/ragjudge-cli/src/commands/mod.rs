@@ -3,6 +3,7 @@
 pub mod agree;
 pub mod ask;
 pub mod baseline;
+pub mod calibrate;
 pub mod compare;
 pub mod correlate;
 pub mod embed;

@@ -1,0 +1,93 @@
+//! The models a `score` run may need, each loaded on first use and shared by every metric.
+
+use crate::args::{JudgeArgs, ScoreModelArgs};
+use crate::backends;
+use anyhow::{bail, Result};
+use ragjudge_models::{CrossEncoder, Embedder, Judge, TokenClassifier};
+use std::sync::{Arc, OnceLock};
+
+/// Lazily loaded models named by the `score` command's model options.
+pub struct ModelSet {
+    args: ScoreModelArgs,
+    threads: Option<usize>,
+    embedder: OnceLock<Arc<dyn Embedder>>,
+    judge: OnceLock<Arc<dyn Judge>>,
+    cross_encoder: OnceLock<Arc<dyn CrossEncoder>>,
+    token_classifier: OnceLock<Arc<dyn TokenClassifier>>,
+}
+
+impl ModelSet {
+    /// Nothing is loaded until a metric asks for it.
+    pub fn new(args: &ScoreModelArgs, threads: Option<usize>) -> Self {
+        Self {
+            args: args.clone(),
+            threads,
+            embedder: OnceLock::new(),
+            judge: OnceLock::new(),
+            cross_encoder: OnceLock::new(),
+            token_classifier: OnceLock::new(),
+        }
+    }
+
+    /// The options the models were named by.
+    pub fn args(&self) -> &ScoreModelArgs {
+        &self.args
+    }
+
+    /// The sentence embedder (`--embedder`, default `minilm`), behind an in-memory embedding cache.
+    pub fn embedder(&self) -> Result<Arc<dyn Embedder>> {
+        get_or_load(&self.embedder, || {
+            let e = backends::embedder(&self.args.embedder, self.args.batch_size, self.threads)?;
+            Ok(Arc::new(ragjudge_models::CachedEmbedder::new(e, 100_000)) as Arc<dyn Embedder>)
+        })
+    }
+
+    /// The judge (`--judge`), behind the call cache unless `--no-cache`.
+    pub fn judge(&self) -> Result<Arc<dyn Judge>> {
+        get_or_load(&self.judge, || {
+            let a = &self.args;
+            let judge_args = JudgeArgs {
+                judge: a.judge.clone(),
+                cache: a.cache.clone(),
+                no_cache: a.no_cache,
+                threads: self.threads,
+                concurrency: a.concurrency,
+                timeout: a.timeout,
+            };
+            Ok(Arc::from(backends::judge(&judge_args)?))
+        })
+    }
+
+    /// The NLI cross-encoder of `--nli DIR`, if one was named.
+    pub fn cross_encoder(&self) -> Result<Option<Arc<dyn CrossEncoder>>> {
+        let Some(spec) = self.args.nli.clone() else { return Ok(None) };
+        get_or_load(&self.cross_encoder, || {
+            Ok(Arc::from(backends::cross_encoder(&spec, self.args.batch_size, self.threads)?))
+        })
+        .map(Some)
+    }
+
+    /// The PII token classifier (`--pii-model`).
+    pub fn token_classifier(&self) -> Result<Arc<dyn TokenClassifier>> {
+        get_or_load(&self.token_classifier, || {
+            Ok(Arc::from(backends::token_classifier(&self.args.pii_model, self.args.batch_size, self.threads)?))
+        })
+    }
+}
+
+/// Returns the cell's model, loading it on first use; a failed load is returned, not cached.
+fn get_or_load<T: ?Sized>(cell: &OnceLock<Arc<T>>, load: impl FnOnce() -> Result<Arc<T>>) -> Result<Arc<T>> {
+    if let Some(m) = cell.get() {
+        return Ok(m.clone());
+    }
+    let m = load()?;
+    Ok(cell.get_or_init(|| m).clone())
+}
+
+/// Fails unless `value` is a finite number in `[lo, hi]`.
+pub fn check_range(flag: &str, value: f64, lo: f64, hi: f64) -> Result<()> {
+    if !(value.is_finite() && (lo..=hi).contains(&value)) {
+        bail!("{flag} must be a number in [{lo}, {hi}], got {value}");
+    }
+    Ok(())
+}

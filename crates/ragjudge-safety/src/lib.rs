@@ -1,0 +1,1 @@
+//! Risk and safety metrics (seed 003, section 4): PII detection, toxicity, counterfactual bias probes.

@@ -1,0 +1,1 @@
+//! TREC RAG metrics as in Open RAG Eval (seed 002).
