@@ -59,6 +59,20 @@ pub struct DiceArgs {
     /// Judge only the first N shared questions of each match.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Judge only these question ids (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    pub ids: Vec<String>,
+    /// Prompt language: `auto` (from each question), `en` or `zh`.
+    #[arg(long, default_value = "auto")]
+    pub lang: String,
+    /// Divide out the judge's label prior, estimated on content-free pairs (contextual
+    /// calibration); the prior is recorded in the report and the traces.
+    #[arg(long)]
+    pub debias: bool,
+    /// Count the judge calls and estimate prompt tokens without calling the judge (cached calls
+    /// are counted as free).
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `ragjudge compare`.
@@ -89,8 +103,9 @@ pub struct TournamentArgs {
     /// Swiss rounds (default ceil(log2 N) + 1).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Rank by `elo` (the paper's leaderboard) or `bt` (Bradley-Terry).
-    #[arg(long, default_value = "elo")]
+    /// Rank by `bt` (Bradley-Terry over every per-question outcome) or `elo` (the paper's
+    /// leaderboard; after few Swiss rounds it depends on the pairing order).
+    #[arg(long, default_value = "bt")]
     pub rank_by: String,
     /// Seed of the bootstrap and of any shuffle.
     #[arg(long, default_value_t = 0)]
@@ -238,6 +253,10 @@ pub struct JudgeArgs {
     /// Per-request timeout of an HTTP judge, in seconds.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
+    /// When an HTTP judge returns no log-probabilities, take its generated label as a hard
+    /// verdict (probability 1; traces record the source `hard_label`) instead of failing.
+    #[arg(long)]
+    pub hard_labels: bool,
 }
 
 /// `ragjudge ask`.

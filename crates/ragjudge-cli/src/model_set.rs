@@ -3,14 +3,15 @@
 use crate::args::{JudgeArgs, ScoreModelArgs};
 use crate::backends;
 use anyhow::{bail, Result};
-use ragjudge_models::{CrossEncoder, Embedder, Judge, TokenClassifier};
+use ragjudge_models::{CrossEncoder, Embedder, Judge, ModelError, TokenClassifier, TokenEmbedder};
 use std::sync::{Arc, OnceLock};
 
 /// Lazily loaded models named by the `score` command's model options.
 pub struct ModelSet {
     args: ScoreModelArgs,
     threads: Option<usize>,
-    embedder: OnceLock<Arc<dyn Embedder>>,
+    embedder: Arc<OnceLock<Arc<dyn Embedder>>>,
+    token_embedder: OnceLock<Arc<dyn TokenEmbedder>>,
     judge: OnceLock<Arc<dyn Judge>>,
     cross_encoder: OnceLock<Arc<dyn CrossEncoder>>,
     token_classifier: OnceLock<Arc<dyn TokenClassifier>>,
@@ -22,7 +23,8 @@ impl ModelSet {
         Self {
             args: args.clone(),
             threads,
-            embedder: OnceLock::new(),
+            embedder: Arc::new(OnceLock::new()),
+            token_embedder: OnceLock::new(),
             judge: OnceLock::new(),
             cross_encoder: OnceLock::new(),
             token_classifier: OnceLock::new(),
@@ -36,9 +38,19 @@ impl ModelSet {
 
     /// The sentence embedder (`--embedder`, default `minilm`), behind an in-memory embedding cache.
     pub fn embedder(&self) -> Result<Arc<dyn Embedder>> {
-        get_or_load(&self.embedder, || {
-            let e = backends::embedder(&self.args.embedder, self.args.batch_size, self.threads)?;
-            Ok(Arc::new(ragjudge_models::CachedEmbedder::new(e, 100_000)) as Arc<dyn Embedder>)
+        load_embedder(&self.embedder, &self.args, self.threads)
+    }
+
+    /// The same embedder as [`ModelSet::embedder`], loaded only when a text is first embedded
+    /// (for metrics that need it on some records only); a failed load fails that call.
+    pub fn embedder_on_first_use(&self) -> Arc<dyn Embedder> {
+        Arc::new(LazyEmbedder { cell: self.embedder.clone(), args: self.args.clone(), threads: self.threads })
+    }
+
+    /// The token vectors of the `--embedder` model (BERTScore).
+    pub fn token_embedder(&self) -> Result<Arc<dyn TokenEmbedder>> {
+        get_or_load(&self.token_embedder, || {
+            Ok(Arc::from(backends::token_embedder(&self.args.embedder, self.args.batch_size, self.threads)?))
         })
     }
 
@@ -53,6 +65,7 @@ impl ModelSet {
                 threads: self.threads,
                 concurrency: a.concurrency,
                 timeout: a.timeout,
+                hard_labels: false,
             };
             Ok(Arc::from(backends::judge(&judge_args)?))
         })
@@ -72,6 +85,47 @@ impl ModelSet {
         get_or_load(&self.token_classifier, || {
             Ok(Arc::from(backends::token_classifier(&self.args.pii_model, self.args.batch_size, self.threads)?))
         })
+    }
+}
+
+fn load_embedder(
+    cell: &OnceLock<Arc<dyn Embedder>>,
+    args: &ScoreModelArgs,
+    threads: Option<usize>,
+) -> Result<Arc<dyn Embedder>> {
+    get_or_load(cell, || {
+        let e = backends::embedder(&args.embedder, args.batch_size, threads)?;
+        Ok(Arc::new(ragjudge_models::CachedEmbedder::new(e, 100_000)) as Arc<dyn Embedder>)
+    })
+}
+
+/// An embedder handle that loads the shared model on its first embedding call.
+struct LazyEmbedder {
+    cell: Arc<OnceLock<Arc<dyn Embedder>>>,
+    args: ScoreModelArgs,
+    threads: Option<usize>,
+}
+
+impl LazyEmbedder {
+    fn get(&self) -> Result<Arc<dyn Embedder>, ModelError> {
+        load_embedder(&self.cell, &self.args, self.threads).map_err(|e| ModelError::Inference(format!("{e:#}")))
+    }
+}
+
+impl Embedder for LazyEmbedder {
+    fn identity(&self) -> String {
+        self.get().map_or_else(|_| format!("unloaded:{}", self.args.embedder), |m| m.identity())
+    }
+
+    fn dim(&self) -> usize {
+        self.get().map_or(0, |m| m.dim())
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.get()?.embed(texts)
     }
 }
 

@@ -495,3 +495,143 @@ fn baseline_places_a_system_among_three_tiers() {
     }
     assert!(out.join("baseline.json").is_file());
 }
+
+/// Word-level F1 of `answer` against `reference` (lower case, alphanumeric words).
+fn overlap_f1(answer: &str, reference: &str) -> f64 {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let (a, r) = (words(answer), words(reference));
+    let mut pool = r.clone();
+    let mut common = 0usize;
+    for w in &a {
+        if let Some(i) = pool.iter().position(|x| x == w) {
+            pool.swap_remove(i);
+            common += 1;
+        }
+    }
+    if common == 0 {
+        return 0.0;
+    }
+    let (p, q) = (common as f64 / a.len() as f64, common as f64 / r.len() as f64);
+    2.0 * p * q / (p + q)
+}
+
+/// The text between `start` and `end` in `s`.
+fn between<'s>(s: &'s str, start: &str, end: &str) -> &'s str {
+    let from = s.find(start).map(|i| i + start.len()).unwrap_or(s.len());
+    let to = s[from..].find(end).map_or(s.len(), |i| from + i);
+    &s[from..to]
+}
+
+#[test]
+fn baseline_places_the_target_by_content_with_a_content_following_judge() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    // A judge that reads the prompt: the answer closer to the reference (word F1) wins, a
+    // difference under 0.05 is a tie (C). No logprobs, so verdicts are hard labels.
+    let judge = Normal::func(|body: &Value| {
+        let user = body["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|x| x["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or("")
+            .to_string();
+        let reference = between(&user, "Reference answer:\n", "\n\nAnswer A:");
+        let a = between(&user, "Answer A:\n", "\n\nEvidence retrieved for answer A");
+        let b = between(&user, "Answer B:\n", "\n\nEvidence retrieved for answer B");
+        let (fa, fb) = (overlap_f1(a, reference), overlap_f1(b, reference));
+        if (fa - fb).abs() < 0.05 {
+            "C"
+        } else if fa > fb {
+            "A"
+        } else {
+            "B"
+        }
+        .to_string()
+    })
+    .with_top_logprobs(&[]);
+    let server = TestServer::start(Script::always(Behavior::Normal(judge)));
+    let dir = tempfile::tempdir().unwrap();
+    // Five questions; the reference has 12 words. Tiers keep 12 (high), 4 (medium) and 0 (low)
+    // of them; the target keeps 8: word F1 1.0, 0.5, 0 and 0.8, so the target beats medium and
+    // low on every question and loses to high on every question.
+    let reference_words: Vec<String> = (0..12).map(|i| format!("fact{i}")).collect();
+    let keep = |n: usize, filler: &str| -> String {
+        let mut w: Vec<String> = reference_words[..n].to_vec();
+        w.extend(std::iter::repeat_n(filler.to_string(), 12 - n));
+        w.join(" ")
+    };
+    let run = |name: &str, kept: usize| -> String {
+        let lines: Vec<String> = (1..=5)
+            .map(|q| {
+                serde_json::json!({"id": format!("q{q}"), "system": name, "query": format!("question {q}?"),
+                    "answer": keep(kept, "unrelated"), "reference": reference_words.join(" ")})
+                .to_string()
+            })
+            .collect();
+        write(dir.path(), &format!("{name}.jsonl"), (lines.join("\n") + "\n").as_bytes())
+    };
+    let (target, high, medium, low) = (run("t", 8), run("h", 12), run("m", 4), run("l", 0));
+    let out = dir.path().join("b");
+    let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args(["baseline", &target, "--high", &high, "--medium", &medium, "--low", &low])
+        .args(["--judge", "openai:test-model", "--output", out.to_str().unwrap(), "--no-cache"])
+        .args(["--no-reasoning", "--hard-labels", "--json"])
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 6 matches x 5 questions x 2 orders.
+    assert_eq!(server.request_count(), 60);
+    assert_eq!(v["placement"], "between high and medium", "{v}");
+    let tier = |name: &str| v["tiers"].as_array().unwrap().iter().find(|t| t["tier"] == name).unwrap().clone();
+    let wtl = |t: Value| (t["wins"].as_u64().unwrap(), t["ties"].as_u64().unwrap(), t["losses"].as_u64().unwrap());
+    assert_eq!(wtl(tier("high")), (0, 0, 5));
+    assert_eq!(wtl(tier("medium")), (5, 0, 0));
+    assert_eq!(wtl(tier("low")), (5, 0, 0));
+    // The scripted judge is order-consistent and never ties here.
+    assert_eq!(v["trust"]["order_consistency"], 1.0);
+    assert_eq!(v["trust"]["tie_rate"], 0.0);
+    // Pairwise labels for `agree` are written too: 30 pairs.
+    let labels = std::fs::read_to_string(out.join("labels.jsonl")).unwrap();
+    assert_eq!(labels.lines().count(), 30);
+}
+
+#[test]
+fn dry_run_counts_calls_without_calling_and_counts_cached_calls_as_free() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("A"))));
+    let root = repo_root();
+    let run = |s: &str| root.join(format!("examples/runs/{s}.jsonl")).display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache.sqlite");
+    let out = dir.path().join("c");
+    let compare = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+            .args(["compare", &run("oracle"), &run("wrong")])
+            .args(["--judge", "openai:test-model", "--output", out.to_str().unwrap()])
+            .args(["--cache", cache.to_str().unwrap(), "--limit", "3", "--no-reasoning", "--json"])
+            .args(extra)
+            .env("OPENAI_BASE_URL", server.base_url())
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap()
+    };
+    let o = compare(&["--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(server.request_count(), 0);
+    // 3 questions x 2 orders, none cached.
+    assert_eq!((v["judge_calls"].as_u64(), v["uncached_calls"].as_u64()), (Some(6), Some(6)));
+    assert!(v["estimated_prompt_tokens"].as_u64().unwrap() > 6 * 100, "{v}");
+    // Judge 2 of the 3 questions for real, then the dry run counts 2 x 2 calls as cached.
+    let o = compare(&["--ids", "q01,q02"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(server.request_count(), 4);
+    let o = compare(&["--dry-run"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["judge_calls"].as_u64(), v["uncached_calls"].as_u64()), (Some(6), Some(2)));
+    assert_eq!(server.request_count(), 4);
+}

@@ -11,3 +11,4 @@ pub mod scoring;
 pub mod swiss;
 pub mod tournament;
 pub mod traces;
+pub mod trust;

@@ -72,7 +72,8 @@ pub struct TournamentConfig {
     pub elo: EloConfig,
     /// Bradley-Terry parameters.
     pub bt: BtConfig,
-    /// Ranking key (default Elo).
+    /// Ranking key (default Bradley-Terry: with ceil(log2 N) + 1 Swiss rounds, Elo ranks systems
+    /// with equal records by pairing order; docs/tournament-study.md).
     pub rank_by: RankBy,
 }
 
@@ -84,7 +85,7 @@ impl Default for TournamentConfig {
             shuffle_seed: None,
             elo: EloConfig::default(),
             bt: BtConfig::default(),
-            rank_by: RankBy::Elo,
+            rank_by: RankBy::BradleyTerry,
         }
     }
 }

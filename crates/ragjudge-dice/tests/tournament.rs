@@ -461,7 +461,11 @@ fn swiss_elo_ranking_is_exact_only_at_the_ends() {
     // on pairing order (sys4 ends at 1001.47 above sys5 at 1000.00), so only the 4-0, 3-1,
     // 1-3 and 0-4 places are exact. Elo still agrees with match records.
     let systems = scripted_systems();
-    let cfg = TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() };
+    let cfg = TournamentConfig {
+        bt: BtConfig { n_boot: 0, ..BtConfig::default() },
+        rank_by: RankBy::Elo,
+        ..TournamentConfig::default()
+    };
     let lb = tournament::run(&systems, &cfg, scripted);
     let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
     assert_eq!(&names[..2], ["sys7", "sys6"]);
@@ -473,11 +477,24 @@ fn swiss_elo_ranking_is_exact_only_at_the_ends() {
 #[test]
 fn swiss_elo_with_graded_margins_keeps_the_top_and_bottom() {
     // Graded margins, Elo ranking: strongest first and weakest last.
-    let lb = tournament::run(
-        &scripted_systems(),
-        &TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() },
-        graded,
-    );
+    let cfg = TournamentConfig {
+        bt: BtConfig { n_boot: 0, ..BtConfig::default() },
+        rank_by: RankBy::Elo,
+        ..TournamentConfig::default()
+    };
+    let lb = tournament::run(&scripted_systems(), &cfg, graded);
     assert_eq!(lb.systems[0].system, "sys7");
     assert_eq!(lb.systems[7].system, "sys0");
+}
+
+#[test]
+fn default_swiss_ranking_recovers_the_scripted_order() {
+    // The default ranking (Bradley-Terry over every per-question outcome) after the default
+    // 4 Swiss rounds puts the 8 scripted systems in their exact strength order.
+    let cfg = TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() };
+    assert_eq!(cfg.rank_by, RankBy::BradleyTerry);
+    let lb = tournament::run(&scripted_systems(), &cfg, scripted);
+    let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
+    assert_eq!(names, ["sys7", "sys6", "sys5", "sys4", "sys3", "sys2", "sys1", "sys0"]);
+    assert_eq!(lb.matches.len(), 16);
 }

@@ -3,7 +3,7 @@
 //! and is placed by Elo among them.
 
 use crate::args::BaselineArgs;
-use crate::commands::compare::{index_by_id, read_run, MatchRunner};
+use crate::commands::matches::{index_by_id, read_run, with_fields, MatchRunner};
 use anyhow::{bail, Result};
 use ragjudge_core::Record;
 use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, TournamentConfig};
@@ -66,7 +66,10 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     if let Some(e) = error {
         return Err(e);
     }
-    let judge = &runner.judge;
+    if runner.finish_dry_run(board.judge_calls, args.json)? {
+        return Ok(());
+    }
+    runner.ensure_judged()?;
     let elo = |name: &str| board.systems.iter().find(|s| s.system == name).map_or(f64::NAN, |s| s.elo);
     let target_elo = elo(target);
     let above = TIERS.iter().take_while(|t| elo(t) > target_elo).count();
@@ -86,9 +89,11 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
             json!({"tier": t, "wins": w, "ties": ti, "losses": l, "elo": elo(t)})
         })
         .collect();
+    let failures = runner.failures();
     let report = json!({"target_elo": target_elo, "placement": tier, "tiers": per_tier, "leaderboard": board.systems,
-                        "judge": judge.identity(), "usage": judge.usage()});
-    std::fs::write(args.dice.output.join("baseline.json"), serde_json::to_string_pretty(&report)?)?;
+                        "failed": failures.len(), "failures": failures});
+    let report = with_fields(report, runner.report_fields());
+    MatchRunner::write_report(&args.dice.output, "baseline.json", &report)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
@@ -107,5 +112,6 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
             t["losses"]
         );
     }
+    print!("{}", runner.trust().render());
     Ok(())
 }

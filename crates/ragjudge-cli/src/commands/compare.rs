@@ -2,121 +2,12 @@
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use crate::args::{CompareArgs, DiceArgs};
-use crate::backends;
-use anyhow::{bail, Context as _, Result};
-use ragjudge_core::{ReadOptions, Record, RecordReader};
-use ragjudge_dice::judgement::{JudgeOptions, PairJudgement, PairwiseJudge};
-use ragjudge_dice::scoring::{swap_average, DiceScorer};
-use ragjudge_dice::tournament::{MatchResult, QuestionScore};
-use ragjudge_dice::traces::TraceWriter;
+use crate::args::CompareArgs;
+use crate::commands::matches::{read_run, with_fields, MatchRunner, Played, Row};
+use anyhow::{bail, Result};
+use ragjudge_core::Record;
 use serde_json::json;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-/// Reads every record of a run file; any malformed record stops the command.
-pub(crate) fn read_run(path: &Path) -> Result<Vec<Record>> {
-    let mut out = Vec::new();
-    for r in RecordReader::open(path, &ReadOptions::default())? {
-        out.push(r?);
-    }
-    Ok(out)
-}
-
-/// What every DICE command sets up once: the judge behind the call cache, the pairwise judge,
-/// the scorer and a fresh `traces.jsonl` (a re-run rewrites every trace from the cache).
-pub(crate) struct MatchRunner {
-    pub(crate) judge: Arc<dyn ragjudge_models::Judge>,
-    pairwise: PairwiseJudge,
-    scorer: DiceScorer,
-    traces: TraceWriter,
-    traces_path: PathBuf,
-    calls_per_pair: usize,
-    limit: Option<usize>,
-}
-
-impl MatchRunner {
-    /// Builds the judge from `--judge` and opens `OUTPUT/traces.jsonl`.
-    pub(crate) fn new(args: &DiceArgs) -> Result<Self> {
-        let scorer = DiceScorer::new(args.tau).map_err(|e| anyhow::anyhow!("--tau: {e}"))?;
-        let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
-        let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, ..JudgeOptions::default() };
-        // One or two orders, each with or without the stage I analysis.
-        let calls_per_pair = (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 });
-        std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
-        let traces_path = args.output.join("traces.jsonl");
-        let _ = std::fs::remove_file(&traces_path);
-        let traces = TraceWriter::append(&traces_path).with_context(|| format!("{}", traces_path.display()))?;
-        let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
-        Ok(Self { judge, pairwise, scorer, traces, traces_path, calls_per_pair, limit: args.limit })
-    }
-
-    /// Judges the questions two runs share (in A's id order, at most `--limit`), batched through
-    /// the judge; a failed judgement is kept as `{id, error}` and the match goes on.
-    pub(crate) fn play<'r>(
-        &mut self,
-        a: impl IntoIterator<Item = &'r Record>,
-        b: &HashMap<String, &'r Record>,
-    ) -> Result<Played> {
-        let mut pairs: Vec<(&Record, &Record)> = a.into_iter().filter_map(|r| b.get(&r.id).map(|o| (r, *o))).collect();
-        if let Some(n) = self.limit {
-            pairs.truncate(n);
-        }
-        let mut played =
-            Played { rows: Vec::new(), failures: Vec::new(), judge_calls: pairs.len() * self.calls_per_pair };
-        for (pair, result) in pairs.iter().zip(self.pairwise.judge_pairs_many(&pairs)) {
-            match result.map_err(|e| e.to_string()).and_then(|j| score(&self.scorer, &j).map(|row| (j, row))) {
-                Ok((j, row)) => {
-                    self.traces.write_pair(&j).with_context(|| format!("{}", self.traces_path.display()))?;
-                    played.rows.push(row);
-                }
-                Err(e) => played.failures.push(json!({"id": pair.0.id, "error": e})),
-            }
-        }
-        Ok(played)
-    }
-}
-
-/// The outcome of one match.
-pub(crate) struct Played {
-    /// Scored questions.
-    pub(crate) rows: Vec<Row>,
-    /// Questions whose judgement failed: `{id, error}`.
-    pub(crate) failures: Vec<serde_json::Value>,
-    /// Model calls the match needed (cache hits included).
-    pub(crate) judge_calls: usize,
-}
-
-impl Played {
-    /// The per-question scores as the tournament driver takes them.
-    pub(crate) fn match_result(&self) -> MatchResult {
-        MatchResult {
-            scores: self
-                .rows
-                .iter()
-                .map(|r| QuestionScore { question: r.id.clone(), s_a: r.s_a, s_b: 1.0 - r.s_a })
-                .collect(),
-            judge_calls: self.judge_calls,
-        }
-    }
-}
-
-/// Each system's records by question id, for [`MatchRunner::play`].
-pub(crate) fn index_by_id<'r, K: Copy + Eq + std::hash::Hash>(
-    runs: impl IntoIterator<Item = (K, &'r Vec<Record>)>,
-) -> HashMap<K, HashMap<String, &'r Record>> {
-    runs.into_iter().map(|(k, recs)| (k, recs.iter().map(|r| (r.id.clone(), r)).collect())).collect()
-}
-
-/// One question's outcome.
-pub(crate) struct Row {
-    pub(crate) id: String,
-    pub(crate) s_a: f64,
-    consistent: bool,
-    category_a: Option<String>,
-    category_b: Option<String>,
-}
 
 /// Runs `ragjudge compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
@@ -128,14 +19,11 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         _ => bail!("{} and {} share no question id", args.a.display(), args.b.display()),
     };
     let mut runner = MatchRunner::new(&args.dice)?;
-    let Played { rows, failures, .. } = runner.play(&a, &b)?;
-    let judge = &runner.judge;
-    if rows.is_empty() {
-        match failures.first() {
-            Some(f) => bail!("every judgement failed; first: {}", f["error"]),
-            None => bail!("{} and {} share no question id", args.a.display(), args.b.display()),
-        }
+    let Played { rows, failures, judge_calls } = runner.play(&a, &b)?;
+    if runner.finish_dry_run(judge_calls, args.json)? {
+        return Ok(());
     }
+    runner.ensure_judged()?;
     let n = rows.len() as f64;
     let s_a = rows.iter().map(|r| r.s_a).sum::<f64>() / n;
     let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
@@ -147,14 +35,15 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         }
     }
     let report = json!({
-        "system_a": name_a, "system_b": name_b, "judge": judge.identity(),
+        "system_a": name_a, "system_b": name_b,
         "questions": rows.len(), "failed": failures.len(), "failures": failures,
         "s_a": s_a, "s_b": 1.0 - s_a,
         "wins_a": count(&|r| r.s_a > 0.5), "ties": count(&|r| r.s_a == 0.5), "wins_b": count(&|r| r.s_a < 0.5),
         "order_consistency": count(&|r| r.consistent) as f64 / n,
-        "categories": taxonomy, "usage": judge.usage(), "tau": args.dice.tau,
+        "categories": taxonomy, "tau": args.dice.tau,
     });
-    std::fs::write(args.dice.output.join("compare.json"), serde_json::to_string_pretty(&report)?)?;
+    let report = with_fields(report, runner.report_fields());
+    MatchRunner::write_report(&args.dice.output, "compare.json", &report)?;
     let mut csv = csv::Writer::from_path(args.dice.output.join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
     for r in &rows {
@@ -182,37 +71,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             failures.len(),
             args.dice.output.display()
         );
+        print!("{}", runner.trust().render());
     }
     Ok(())
-}
-
-/// DICE score of one pair: each order scored (seeds/README: hard above the margin threshold,
-/// soft below), the swapped order mapped back, then averaged.
-fn score(scorer: &DiceScorer, j: &PairJudgement) -> Result<Row, String> {
-    let scored: Vec<_> = j
-        .orders
-        .iter()
-        .map(|o| {
-            // Scores are computed in presentation terms: the swapped order shows B first.
-            let p = if o.order == "ba" { o.final_probs().swapped() } else { o.final_probs() };
-            scorer.score_probs(p.a, p.b, p.tie).map_err(|e| e.to_string())
-        })
-        .collect::<Result<_, _>>()?;
-    let (s_a, consistent) = match scored.as_slice() {
-        [one] => (one.s_a, true),
-        [ab, ba] => {
-            let avg = swap_average(ab, ba);
-            (avg.s_a, avg.consistent)
-        }
-        _ => return Err(format!("{} orders judged", scored.len())),
-    };
-    let first = j.orders.first();
-    let cat = |f: fn(&ragjudge_dice::judgement::OrderJudgement) -> Option<String>| first.and_then(f);
-    Ok(Row {
-        id: j.question_id.clone(),
-        s_a,
-        consistent,
-        category_a: cat(|o| o.category_a.map(|c| format!("{c:?}"))),
-        category_b: cat(|o| o.category_b.map(|c| format!("{c:?}"))),
-    })
 }

@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod correlate;
 pub mod embed;
+pub mod matches;
 pub mod models;
 pub mod score;
 pub mod tournament;

@@ -2,7 +2,7 @@
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
 use crate::args::TournamentArgs;
-use crate::commands::compare::{index_by_id, read_run, MatchRunner};
+use crate::commands::matches::{index_by_id, read_run, with_fields, MatchRunner};
 use anyhow::{bail, Result};
 use ragjudge_core::Record;
 use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, RankBy, TournamentConfig};
@@ -39,13 +39,9 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     let mut runner = MatchRunner::new(&args.dice)?;
     let mut cfg = TournamentConfig { format, rounds: args.rounds, rank_by, ..TournamentConfig::default() };
     cfg.bt.seed = args.seed;
-    let mut failures = Vec::new();
     let mut error: Option<anyhow::Error> = None;
     let board = run_tournament(&order, &cfg, |a, b| match runner.play(&by_system[a], &index[b]) {
-        Ok(played) => {
-            failures.extend(played.failures.iter().cloned());
-            played.match_result()
-        }
+        Ok(played) => played.match_result(),
         Err(e) => {
             error.get_or_insert(e);
             MatchResult::default()
@@ -54,18 +50,22 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     if let Some(e) = error {
         return Err(e);
     }
-    let judge = &runner.judge;
+    if runner.finish_dry_run(board.judge_calls, args.json)? {
+        return Ok(());
+    }
+    runner.ensure_judged()?;
+    let failures = runner.failures();
     let report = json!({
         "systems": board.systems,
+        "rank_by": args.rank_by,
         "judge_calls": board.judge_calls,
         "round_robin_calls": board.round_robin_calls,
-        "judge": judge.identity(),
-        "usage": judge.usage(),
         "failed": failures.len(),
         "failures": failures,
         "matches": board.matches,
     });
-    std::fs::write(args.dice.output.join("leaderboard.json"), serde_json::to_string_pretty(&report)?)?;
+    let report = with_fields(report, runner.report_fields());
+    MatchRunner::write_report(&args.dice.output, "leaderboard.json", &report)?;
     let mut csv = csv::Writer::from_path(args.dice.output.join("leaderboard.csv"))?;
     csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;
     for s in &board.systems {
@@ -108,5 +108,6 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         failures.len(),
         args.dice.output.display()
     );
+    print!("{}", runner.trust().render());
     Ok(())
 }
