@@ -1,13 +1,15 @@
 //! Sentence embeddings: BERT, mean pooling over the attention mask, L2 normalisation, as
 //! sentence-transformers' `Transformer -> Pooling(pooling_mode_mean_tokens) -> Normalize`
-//! (Reimers & Gurevych 2019, "Sentence-BERT", section 3).
+//! (Reimers & Gurevych 2019, "Sentence-BERT", section 3), and the token vectors before pooling
+//! (sentence-transformers' `output_value="token_embeddings"`), as BERTScore uses them
+//! (Zhang et al. 2020, "BERTScore", section 3).
 
 use std::path::Path;
 
-use candle_core::{DType, Tensor, D};
-use ragjudge_models::{Embedder, ModelError};
+use ragjudge_models::{Embedder, ModelError, TokenEmbedder, TokenEmbedding};
 
 use crate::encoder::{infer_err, BertCore, EncoderOptions};
+use crate::vector_math;
 
 /// A BERT sentence embedder (e.g. all-MiniLM-L6-v2, 384 dimensions).
 pub struct BertEmbedder {
@@ -35,11 +37,16 @@ impl BertEmbedder {
 
     fn embed_inner(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         let encodings = self.core.encode(texts)?;
+        let h = self.core.config.hidden_size;
+        let groups = self.core.map_groups(&encodings, |group, hidden| {
+            let mut rows = hidden.chunks_exact(h);
+            let vectors: Vec<Vec<f32>> =
+                group.iter().map(|&i| mean_pool_normalize(rows.by_ref().take(encodings[i].len()), h)).collect();
+            Ok((group.to_vec(), vectors))
+        })?;
         let mut out = vec![Vec::new(); texts.len()];
-        for batch in self.core.batches(&encodings)? {
-            let hidden = self.core.hidden(&batch)?;
-            let vectors = mean_pool_normalize(&hidden, &batch.attention_mask).map_err(infer_err)?;
-            for (&i, v) in batch.indices.iter().zip(vectors.to_vec2::<f32>().map_err(infer_err)?) {
+        for (group, vectors) in groups {
+            for (i, v) in group.into_iter().zip(vectors) {
                 out[i] = v;
             }
         }
@@ -47,16 +54,27 @@ impl BertEmbedder {
     }
 }
 
-/// Mean of the token vectors where `mask` is 1, then divided by its L2 norm: `(batch, hidden)`.
-fn mean_pool_normalize(hidden: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
-    let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-    let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-    // sentence-transformers clamps the token count at 1e-9.
-    let counts = mask.sum(1)?.clamp(1e-9, f32::MAX)?;
-    let mean = summed.broadcast_div(&counts)?;
-    // torch.nn.functional.normalize: x / max(||x||, 1e-12).
-    let norm = mean.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f32::MAX)?;
-    mean.broadcast_div(&norm)
+/// Mean of an input's token vectors, then divided by its L2 norm. As sentence-transformers, the
+/// token count is clamped at 1e-9 and the norm at 1e-12 (`torch.nn.functional.normalize`), so an
+/// input without tokens gets the zero vector.
+fn mean_pool_normalize<'a>(rows: impl Iterator<Item = &'a [f32]>, h: usize) -> Vec<f32> {
+    let mut mean = vec![0f32; h];
+    let mut count = 0usize;
+    for row in rows {
+        for (m, v) in mean.iter_mut().zip(row) {
+            *m += v;
+        }
+        count += 1;
+    }
+    let count = (count as f32).max(1e-9);
+    for m in &mut mean {
+        *m /= count;
+    }
+    let norm = vector_math::sum(&mean.iter().map(|m| m * m).collect::<Vec<_>>()).sqrt().max(1e-12);
+    for m in &mut mean {
+        *m /= norm;
+    }
+    mean
 }
 
 impl Embedder for BertEmbedder {
@@ -73,5 +91,53 @@ impl Embedder for BertEmbedder {
             return Ok(Vec::new());
         }
         self.core.install(|| self.embed_inner(texts))
+    }
+}
+
+impl BertEmbedder {
+    fn embed_tokens_inner(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
+        let encodings = self.core.encode(texts)?;
+        let h = self.core.config.hidden_size;
+        let groups = self.core.map_groups(&encodings, |group, hidden| {
+            let mut rows = hidden.chunks_exact(h);
+            let vectors: Vec<Vec<Vec<f32>>> =
+                group.iter().map(|&i| rows.by_ref().take(encodings[i].len()).map(<[f32]>::to_vec).collect()).collect();
+            Ok((group.to_vec(), vectors))
+        })?;
+        let mut out: Vec<Option<TokenEmbedding>> = vec![None; texts.len()];
+        for (group, vectors) in groups {
+            for (i, vectors) in group.into_iter().zip(vectors) {
+                let e = &encodings[i];
+                out[i] = Some(TokenEmbedding {
+                    tokens: e.get_tokens().to_vec(),
+                    ids: e.get_ids().to_vec(),
+                    special: e.get_special_tokens_mask().iter().map(|&m| m == 1).collect(),
+                    vectors,
+                });
+            }
+        }
+        out.into_iter()
+            .enumerate()
+            .map(|(i, t)| t.ok_or_else(|| infer_err(format!("text {i} missing from the token batches"))))
+            .collect()
+    }
+}
+
+impl TokenEmbedder for BertEmbedder {
+    fn identity(&self) -> String {
+        self.core.identity.clone()
+    }
+
+    fn dim(&self) -> usize {
+        self.core.config.hidden_size
+    }
+
+    /// Last hidden state of every token, `[CLS]` and `[SEP]` included and flagged, truncated to
+    /// `max_length` tokens like [`Embedder::embed`].
+    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.core.install(|| self.embed_tokens_inner(texts))
     }
 }

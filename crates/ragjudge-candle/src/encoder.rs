@@ -1,14 +1,17 @@
 //! What the three BERT models share: loading files, the tokenizer set-up, the model identity,
-//! length-sorted batching and the thread pool.
+//! length-sorted batching, the packed forward pass and the thread pool.
 
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use ragjudge_models::ModelError;
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+use crate::packed_bert::{PackedBert, Seq};
 
 /// Options shared by the encoder models.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +32,9 @@ impl Default for EncoderOptions {
     }
 }
 
+/// Most tokens in one group of [`BertCore::map_groups`]; bounds the memory of a forward pass.
+const GROUP_TOKENS: usize = 2048;
+
 /// One padded batch: token ids, segment ids and attention mask, with the inputs it holds.
 pub(crate) struct Batch {
     /// Positions (in the caller's order) of the inputs in this batch.
@@ -43,7 +49,7 @@ pub(crate) struct Batch {
 
 /// A loaded BERT encoder with its tokenizer.
 pub(crate) struct BertCore {
-    pub(crate) model: BertModel,
+    model: PackedBert,
     pub(crate) tokenizer: Tokenizer,
     pub(crate) device: Device,
     pub(crate) vb: VarBuilder<'static>,
@@ -123,12 +129,13 @@ impl BertCore {
         // the workspace forbids); the file's bytes are dropped once the tensors are built.
         let bytes = std::fs::read(&weights)?;
         let identity = identity(dir, &bytes);
-        let tensors = candle_core::safetensors::load_buffer(&bytes, &device)
+        let mut tensors = candle_core::safetensors::load_buffer(&bytes, &device)
             .map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
         drop(bytes);
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
+        // The encoder's tensors move into the packed layout; the rest (task heads) stay in `vb`.
         let model =
-            BertModel::load(vb.clone(), &config).map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
+            PackedBert::take(&mut tensors, &config).map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         let pool = match opts.threads {
             Some(n) => Some(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(load_err)?),
             None => None,
@@ -207,9 +214,70 @@ impl BertCore {
         self.tokenizer.encode_batch(inputs, true).map_err(infer_err)
     }
 
-    /// Last hidden states `(batch, len, hidden)` of one batch.
+    /// Last hidden states `(batch, len, hidden)` of one batch; rows past an input's length are 0.
     pub(crate) fn hidden(&self, b: &Batch) -> Result<Tensor, ModelError> {
-        self.model.forward(&b.input_ids, &b.token_type_ids, Some(&b.attention_mask)).map_err(infer_err)
+        let ids = b.input_ids.to_vec2::<u32>().map_err(infer_err)?;
+        let types = b.token_type_ids.to_vec2::<u32>().map_err(infer_err)?;
+        let mask = b.attention_mask.to_vec2::<f32>().map_err(infer_err)?;
+        let (n, len, h) = (ids.len(), ids.first().map_or(0, Vec::len), self.model.hidden());
+        // Batches are padded at the end, so an input's length is its count of mask ones.
+        let lens: Vec<usize> = mask.iter().map(|m| m.iter().filter(|&&v| v > 0.0).count()).collect();
+        let seqs: Vec<Seq<'_>> =
+            ids.iter().zip(&types).zip(&lens).map(|((i, t), &l)| Seq { ids: &i[..l], types: &t[..l] }).collect();
+        let per_thread = seqs.len().div_ceil(rayon::current_num_threads()).max(1);
+        let parts: Vec<Vec<f32>> = seqs
+            .par_chunks(per_thread)
+            .map(|part| self.model.forward(part))
+            .collect::<Result<_, _>>()
+            .map_err(infer_err)?;
+        let mut out = vec![0f32; n * len * h];
+        let mut rows = parts.iter().flat_map(|p| p.chunks_exact(h));
+        for (i, &l) in lens.iter().enumerate() {
+            for t in 0..l {
+                let row = rows.next().ok_or_else(|| infer_err("packed rows exhausted"))?;
+                out[(i * len + t) * h..(i * len + t + 1) * h].copy_from_slice(row);
+            }
+        }
+        Tensor::from_vec(out, (n, len, h), &self.device).map_err(infer_err)
+    }
+
+    /// Runs the encoder over `encodings` in length-sorted groups, in parallel on the thread pool
+    /// in effect, and hands each group's inputs (positions in `encodings`) and packed hidden
+    /// states (`(tokens, hidden)`, inputs one after another) to `f`; results in group order.
+    ///
+    /// A group holds at most `batch_size` inputs and [`GROUP_TOKENS`] tokens (or one input), and
+    /// fewer inputs when that gives every thread a group.
+    pub(crate) fn map_groups<T: Send>(
+        &self,
+        encodings: &[Encoding],
+        f: impl Fn(&[usize], &[f32]) -> Result<T, ModelError> + Sync,
+    ) -> Result<Vec<T>, ModelError> {
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        // Longest first; stable, so equal lengths keep input order.
+        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].len()));
+        let per_thread = encodings.len().div_ceil(rayon::current_num_threads()).max(1);
+        let size = self.opts.batch_size.min(per_thread);
+        let mut groups: Vec<&[usize]> = Vec::new();
+        let mut rest = &order[..];
+        while !rest.is_empty() {
+            // Longest first: the first input of a group is its longest.
+            let longest = encodings[rest[0]].len().max(1);
+            let n = size.min((GROUP_TOKENS / longest).max(1)).min(rest.len());
+            let (group, tail) = rest.split_at(n);
+            groups.push(group);
+            rest = tail;
+        }
+        groups
+            .par_iter()
+            .map(|&group| {
+                let seqs: Vec<Seq<'_>> = group
+                    .iter()
+                    .map(|&i| Seq { ids: encodings[i].get_ids(), types: encodings[i].get_type_ids() })
+                    .collect();
+                let hidden = self.model.forward(&seqs).map_err(infer_err)?;
+                f(group, &hidden)
+            })
+            .collect()
     }
 
     /// The weights of a head that sits next to the `bert` tensors, e.g. `classifier`.

@@ -9,14 +9,16 @@
 //!
 //! Each loads a model directory holding `config.json`, `tokenizer.json` and `model.safetensors`
 //! (memory-mapped). Loading is separate from running: `X::load(dir, &opts)` then the trait methods.
-//! Texts are sorted by length and batched, each batch padded to its longest sequence with an
-//! attention mask, so padding never changes a result.
+//! Texts are sorted by length and grouped; a group's tokens run through the encoder packed, with
+//! no padding, each text attending only to its own tokens, so grouping never changes a result.
 #![deny(missing_docs)]
 
 mod cross_encoder;
 mod embedder;
 mod encoder;
+mod packed_bert;
 mod token_classifier;
+mod vector_math;
 
 pub use cross_encoder::BertCrossEncoder;
 pub use embedder::BertEmbedder;

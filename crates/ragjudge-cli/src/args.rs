@@ -37,6 +37,8 @@ pub enum Command {
     Agree(AgreeArgs),
     /// Calibrate machine scores against human labels (Platt, isotonic, ordinal) with conformal prediction sets.
     Calibrate(crate::commands::calibrate::CalibrateArgs),
+    /// Counterfactual bias probes: write demographic-swap variants, report score and answer shifts.
+    Probes(crate::commands::probes::ProbesArgs),
 }
 
 /// Options of every DICE command (compare, tournament, baseline).
@@ -44,9 +46,9 @@ pub enum Command {
 pub struct DiceArgs {
     #[command(flatten)]
     pub judge: JudgeArgs,
-    /// Output directory (reports and `traces.jsonl`).
-    #[arg(long, short = 'o')]
-    pub output: PathBuf,
+    /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
+    #[arg(long, short = 'o', required_unless_present = "dry_run")]
+    pub output: Option<PathBuf>,
     /// Skip stage I (the judge's analysis): score the verdict directly.
     #[arg(long)]
     pub no_reasoning: bool,

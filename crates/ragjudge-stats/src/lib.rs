@@ -7,10 +7,14 @@
 //!   and Fisher z or bootstrap CIs.
 //! - [`agreement`]: accuracy, confusion matrix and Cohen's kappa (scikit-learn).
 //! - [`bootstrap`]: seeded percentile bootstrap and the streaming Poisson bootstrap.
+//! - [`calibration`]: Platt, isotonic and ordinal calibration of scores to human labels.
+//! - [`conformal`]: split conformal prediction sets (LAC, APS) with coverage.
 #![deny(missing_docs)]
 
 pub mod agreement;
 pub mod bootstrap;
+pub mod calibration;
+pub mod conformal;
 pub mod correlation;
 pub mod describe;
 mod error;

@@ -93,7 +93,7 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     let report = json!({"target_elo": target_elo, "placement": tier, "tiers": per_tier, "leaderboard": board.systems,
                         "failed": failures.len(), "failures": failures});
     let report = with_fields(report, runner.report_fields());
-    MatchRunner::write_report(&args.dice.output, "baseline.json", &report)?;
+    runner.write_report("baseline.json", &report)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

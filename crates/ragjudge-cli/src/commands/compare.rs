@@ -43,8 +43,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         "categories": taxonomy, "tau": args.dice.tau,
     });
     let report = with_fields(report, runner.report_fields());
-    MatchRunner::write_report(&args.dice.output, "compare.json", &report)?;
-    let mut csv = csv::Writer::from_path(args.dice.output.join("questions.csv"))?;
+    runner.write_report("compare.json", &report)?;
+    let mut csv = csv::Writer::from_path(runner.out_dir().join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
     for r in &rows {
         let cat = |c: &Option<String>| c.clone().unwrap_or_default();
@@ -69,7 +69,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             report["wins_b"],
             100.0 * report["order_consistency"].as_f64().unwrap_or(0.0),
             failures.len(),
-            args.dice.output.display()
+            runner.out_dir().display()
         );
         print!("{}", runner.trust().render());
     }

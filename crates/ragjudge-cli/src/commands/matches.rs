@@ -79,6 +79,7 @@ pub(crate) struct MatchRunner {
     pairwise: PairwiseJudge,
     scorer: DiceScorer,
     files: Option<RunFiles>,
+    out_dir: PathBuf,
     calls_per_pair: usize,
     limit: Option<usize>,
     ids: Option<HashSet<String>>,
@@ -106,7 +107,8 @@ impl MatchRunner {
         let opts = JudgeOptions { reasoning: !args.no_reasoning, swap: !args.no_swap, lang, ..JudgeOptions::default() };
         // One or two orders, each with or without the stage I analysis.
         let calls_per_pair = (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 });
-        let files = if args.dry_run { None } else { Some(RunFiles::create(&args.output)?) };
+        let out_dir = args.output.clone().unwrap_or_default();
+        let files = if args.dry_run { None } else { Some(RunFiles::create(&out_dir)?) };
         let pairwise = PairwiseJudge::new(Arc::clone(&judge), opts);
         let ids = (!args.ids.is_empty()).then(|| args.ids.iter().map(|s| s.trim().to_string()).collect());
         Ok(Self {
@@ -114,6 +116,7 @@ impl MatchRunner {
             pairwise,
             scorer,
             files,
+            out_dir,
             calls_per_pair,
             limit: args.limit,
             ids,
@@ -244,9 +247,14 @@ impl MatchRunner {
         Ok(true)
     }
 
+    /// The output directory (`--output`).
+    pub(crate) fn out_dir(&self) -> &Path {
+        &self.out_dir
+    }
+
     /// Writes `report` as pretty JSON to `OUTPUT/name`.
-    pub(crate) fn write_report(dir: &Path, name: &str, report: &Value) -> Result<()> {
-        let path = dir.join(name);
+    pub(crate) fn write_report(&self, name: &str, report: &Value) -> Result<()> {
+        let path = self.out_dir.join(name);
         std::fs::write(&path, serde_json::to_string_pretty(report)?).with_context(|| format!("{}", path.display()))
     }
 }

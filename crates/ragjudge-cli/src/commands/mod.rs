@@ -9,5 +9,6 @@ pub mod correlate;
 pub mod embed;
 pub mod matches;
 pub mod models;
+pub mod probes;
 pub mod score;
 pub mod tournament;

@@ -1,6 +1,8 @@
 //! `ragjudge score`: records -> per-record metric values -> per-system summary.
 
 use crate::args::ScoreArgs;
+use crate::families::trec::{self as trec_family, RowHooks};
+use crate::model_set::ModelSet;
 use crate::output::{Row, RowWriter};
 use crate::progress::Progress;
 use crate::registry;
@@ -31,6 +33,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         Some(p) => Some(RowWriter::create(p, &columns)?),
         None => None,
     };
+    let mut hooks = trec_family::row_hooks(args, &columns)?;
     let mut summary = Summarizer::new(columns.clone(), args.bootstrap, args.seed);
     let progress = Progress::new("records");
     let opts = ReadOptions { format, max_line_bytes: args.input.max_line_mib.max(1) << 20, ..ReadOptions::default() };
@@ -54,12 +57,12 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
                 }
             }
             if batch.len() == BATCH {
-                score_batch(&pool, &metrics, &batch, writer.as_mut(), &mut summary)?;
+                score_batch(&pool, &metrics, &batch, writer.as_mut(), hooks.as_mut(), &mut summary)?;
                 progress.inc(batch.len() as u64);
                 batch.clear();
             }
         }
-        score_batch(&pool, &metrics, &batch, writer.as_mut(), &mut summary)?;
+        score_batch(&pool, &metrics, &batch, writer.as_mut(), hooks.as_mut(), &mut summary)?;
         progress.inc(batch.len() as u64);
     }
     progress.finish();
@@ -71,16 +74,37 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     if report.records == 0 {
         bail!("no valid records to score ({} skipped as invalid)", report.skipped);
     }
+    let extra = match hooks {
+        Some(h) => Some(h.finish(&ModelSet::new(&args.models, args.threads))?),
+        None => None,
+    };
+    let consistency = extra.as_ref().and_then(|e| e.consistency.as_ref());
     if args.json {
         let mut v = serde_json::to_value(&report)?;
         if let (Some(obj), Some(out)) = (v.as_object_mut(), &args.output) {
             obj.insert("output".into(), Value::from(out.display().to_string()));
+        }
+        if let (Some(obj), Some(c)) = (v.as_object_mut(), consistency) {
+            let mut m = Map::new();
+            m.insert("systems".into(), serde_json::to_value(&c.systems)?);
+            m.insert("skipped_groups".into(), Value::from(c.skipped_groups));
+            m.insert("bertscore_model".into(), serde_json::to_value(&c.bertscore_model)?);
+            if let Some(p) = extra.as_ref().and_then(|e| e.consistency_output.as_ref()) {
+                m.insert("output".into(), Value::from(p.display().to_string()));
+            }
+            obj.insert("consistency".into(), Value::Object(m));
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", render_table(&report));
         if let Some(out) = &args.output {
             println!("per-record scores: {}", out.display());
+        }
+        if let Some(c) = consistency {
+            print!("\n{}", trec_family::render_consistency(c));
+            if let Some(p) = extra.as_ref().and_then(|e| e.consistency_output.as_ref()) {
+                println!("per-query consistency: {}", p.display());
+            }
         }
     }
     Ok(())
@@ -92,6 +116,7 @@ fn score_batch(
     metrics: &[Box<dyn Metric>],
     batch: &[Record],
     mut writer: Option<&mut RowWriter>,
+    mut hooks: Option<&mut RowHooks>,
     summary: &mut Summarizer,
 ) -> Result<()> {
     if batch.is_empty() {
@@ -129,6 +154,9 @@ fn score_batch(
             }
         }
         summary.add(&record.system, &values, !errors.is_empty());
+        if let Some(h) = hooks.as_deref_mut() {
+            h.add(record, &values, &detail)?;
+        }
         if let Some(w) = writer.as_deref_mut() {
             w.write(Row {
                 id: &record.id,
@@ -175,7 +203,7 @@ mod tests {
             .map(|id| Record { id: id.to_string(), system: "s".into(), ..Record::default() })
             .collect();
         let mut summary = Summarizer::new(vec!["flaky".into()], 10, 0);
-        score_batch(&pool, &metrics, &records, None, &mut summary).unwrap();
+        score_batch(&pool, &metrics, &records, None, None, &mut summary).unwrap();
         let report = summary.report(0.95);
         assert_eq!(report.records, 4);
         assert_eq!(report.failed, 2);

@@ -65,8 +65,8 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "matches": board.matches,
     });
     let report = with_fields(report, runner.report_fields());
-    MatchRunner::write_report(&args.dice.output, "leaderboard.json", &report)?;
-    let mut csv = csv::Writer::from_path(args.dice.output.join("leaderboard.csv"))?;
+    runner.write_report("leaderboard.json", &report)?;
+    let mut csv = csv::Writer::from_path(runner.out_dir().join("leaderboard.csv"))?;
     csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;
     for s in &board.systems {
         csv.write_record([
@@ -106,7 +106,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         board.judge_calls,
         board.round_robin_calls,
         failures.len(),
-        args.dice.output.display()
+        runner.out_dir().display()
     );
     print!("{}", runner.trust().render());
     Ok(())

@@ -1,0 +1,24 @@
+//! Errors of the HCAT metrics.
+
+/// What went wrong while computing an HCAT metric.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HcatError {
+    /// A vector whose norm is zero or not finite: its cosine similarity is undefined.
+    #[error("a vector has zero or non-finite norm; cosine similarity is undefined")]
+    ZeroNorm,
+    /// Vectors of different lengths.
+    #[error("embedding dimensions differ: {0} vs {1}")]
+    DimensionMismatch(usize, usize),
+    /// A transport problem with no source or no sink.
+    #[error("optimal transport needs at least one source and one sink")]
+    EmptyTransport,
+    /// A cost matrix with rows of different lengths or non-finite entries.
+    #[error("invalid cost matrix: {0}")]
+    InvalidCost(String),
+    /// An NLI cross-encoder without an entailment label.
+    #[error("the NLI model has no entailment label (labels: {0})")]
+    NoEntailmentLabel(String),
+    /// A model call that failed or answered something unusable.
+    #[error("{0}")]
+    Model(String),
+}
