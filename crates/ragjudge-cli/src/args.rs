@@ -238,7 +238,9 @@ pub struct SimilarityArgs {
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
     /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
-    #[arg(long, default_value = "local:smollm2-135m")]
+    /// The default, Qwen2.5-Coder-1.5B (1.1 GB, pulled on first use), is the smallest local model
+    /// found to judge better than chance; `local:smollm2-135m` is fast but only fit for tests.
+    #[arg(long, default_value = "local:qwen2.5-1.5b")]
     pub judge: String,
     /// Call cache file (default: $RAGJUDGE_HOME/cache.sqlite).
     #[arg(long, value_name = "PATH")]
@@ -374,7 +376,9 @@ pub struct ScoreModelArgs {
     #[arg(long, default_value_t = 32)]
     pub batch_size: usize,
     /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
-    #[arg(long, default_value = "local:smollm2-135m")]
+    /// The default, Qwen2.5-Coder-1.5B (1.1 GB, pulled on first use), is the smallest local model
+    /// found to judge better than chance; `local:smollm2-135m` is fast but only fit for tests.
+    #[arg(long, default_value = "local:qwen2.5-1.5b")]
     pub judge: String,
     /// Call cache file (default: $RAGJUDGE_HOME/cache.sqlite).
     #[arg(long, value_name = "PATH")]
