@@ -63,13 +63,10 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
             MatchResult::default()
         }
     });
-    if let Some(e) = error {
-        return Err(e);
-    }
-    if runner.finish_dry_run(board.judge_calls, args.json)? {
+    if runner.conclude(error, board.judge_calls, args.json)? {
         return Ok(());
     }
-    runner.ensure_judged()?;
+    let trust = runner.trust();
     let elo = |name: &str| board.systems.iter().find(|s| s.system == name).map_or(f64::NAN, |s| s.elo);
     let target_elo = elo(target);
     let above = TIERS.iter().take_while(|t| elo(t) > target_elo).count();
@@ -92,7 +89,7 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     let failures = runner.failures();
     let report = json!({"target_elo": target_elo, "placement": tier, "tiers": per_tier, "leaderboard": board.systems,
                         "failed": failures.len(), "failures": failures});
-    let report = with_fields(report, runner.report_fields());
+    let report = with_fields(report, runner.report_fields(&trust));
     runner.write_report("baseline.json", &report)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -112,6 +109,6 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
             t["losses"]
         );
     }
-    print!("{}", runner.trust().render());
+    print!("{}", trust.render());
     Ok(())
 }

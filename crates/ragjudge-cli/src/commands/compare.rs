@@ -20,10 +20,10 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     };
     let mut runner = MatchRunner::new(&args.dice)?;
     let Played { rows, failures, judge_calls } = runner.play(&a, &b)?;
-    if runner.finish_dry_run(judge_calls, args.json)? {
+    if runner.conclude(None, judge_calls, args.json)? {
         return Ok(());
     }
-    runner.ensure_judged()?;
+    let trust = runner.trust();
     let n = rows.len() as f64;
     let s_a = rows.iter().map(|r| r.s_a).sum::<f64>() / n;
     let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
@@ -42,7 +42,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         "order_consistency": count(&|r| r.consistent) as f64 / n,
         "categories": taxonomy, "tau": args.dice.tau,
     });
-    let report = with_fields(report, runner.report_fields());
+    let report = with_fields(report, runner.report_fields(&trust));
     runner.write_report("compare.json", &report)?;
     let mut csv = csv::Writer::from_path(runner.out_dir().join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
@@ -71,7 +71,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             failures.len(),
             runner.out_dir().display()
         );
-        print!("{}", runner.trust().render());
+        print!("{}", trust.render());
     }
     Ok(())
 }

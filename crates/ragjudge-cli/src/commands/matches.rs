@@ -173,8 +173,21 @@ impl MatchRunner {
         &self.failures
     }
 
+    /// After the matches: returns the first match error, else with `--dry-run` prints the counts
+    /// and returns true (nothing more to report), else fails when no pair could be judged.
+    pub(crate) fn conclude(&self, error: Option<anyhow::Error>, judge_calls: usize, json_out: bool) -> Result<bool> {
+        if let Some(e) = error {
+            return Err(e);
+        }
+        if self.finish_dry_run(judge_calls, json_out)? {
+            return Ok(true);
+        }
+        self.ensure_judged()?;
+        Ok(false)
+    }
+
     /// Fails when no pair could be judged: every judgement failed, or the runs share no question.
-    pub(crate) fn ensure_judged(&self) -> Result<()> {
+    fn ensure_judged(&self) -> Result<()> {
         if !self.judged.is_empty() || self.dry_run {
             return Ok(());
         }
@@ -210,20 +223,20 @@ impl MatchRunner {
         trust_report(&items, self.scorer.tau)
     }
 
-    /// What every DICE report shares: judge, usage, label prior and trust report.
-    pub(crate) fn report_fields(&self) -> Value {
+    /// What every DICE report shares: judge, usage, label prior and the trust report `trust`.
+    pub(crate) fn report_fields(&self, trust: &TrustReport) -> Value {
         json!({
             "judge": self.judge.identity(),
             "usage": self.judge.usage(),
             "label_prior": self.prior(),
-            "trust": self.trust(),
+            "trust": trust,
         })
     }
 
     /// With `--dry-run`: prints how many judge calls the run needs (`judge_calls` for the
     /// matches plus any prior estimation), how many are not cached yet, and their estimated
     /// prompt tokens, and returns true; without, returns false.
-    pub(crate) fn finish_dry_run(&self, judge_calls: usize, json_out: bool) -> Result<bool> {
+    fn finish_dry_run(&self, judge_calls: usize, json_out: bool) -> Result<bool> {
         if !self.dry_run {
             return Ok(false);
         }

@@ -47,13 +47,10 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
             MatchResult::default()
         }
     });
-    if let Some(e) = error {
-        return Err(e);
-    }
-    if runner.finish_dry_run(board.judge_calls, args.json)? {
+    if runner.conclude(error, board.judge_calls, args.json)? {
         return Ok(());
     }
-    runner.ensure_judged()?;
+    let trust = runner.trust();
     let failures = runner.failures();
     let report = json!({
         "systems": board.systems,
@@ -64,7 +61,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "failures": failures,
         "matches": board.matches,
     });
-    let report = with_fields(report, runner.report_fields());
+    let report = with_fields(report, runner.report_fields(&trust));
     runner.write_report("leaderboard.json", &report)?;
     let mut csv = csv::Writer::from_path(runner.out_dir().join("leaderboard.csv"))?;
     csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;
@@ -108,6 +105,6 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         failures.len(),
         runner.out_dir().display()
     );
-    print!("{}", runner.trust().render());
+    print!("{}", trust.render());
     Ok(())
 }
