@@ -4,13 +4,16 @@
 #
 # Usage: bench/embed/repeat.sh [N] [MIX] [REPS]   (defaults: 500 mixed 3)
 # Env: as run.sh (RAGJUDGE_MINILM_DIR, PYTHON, CARGO_TARGET_DIR, PROFILE); EMBED_BENCH: a prebuilt
-#      embed_bench binary to time instead of building one (e.g. an older build, for before/after).
+#      embed_bench binary to time instead of building one (e.g. an older build, for before/after);
+#      PRECISION (`f32`, the default, or `bf16`).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 n="${1:-500}"
 mix="${2:-mixed}"
 reps="${3:-3}"
+precision="${PRECISION:-f32}"
+echo "precision: $precision"
 model="${RAGJUDGE_MINILM_DIR:-${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}/models/minilm}"
 python="${PYTHON:-$root/bench/.venv-embed/bin/python}"
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -27,7 +30,7 @@ fi
 "$python" "$here/bench_st.py" gen "$n" "$work/sentences.txt" "$mix"
 ratios=()
 for i in $(seq "$reps"); do
-    line="$(RAYON_NUM_THREADS=2 "$bin" "$model" "$work/sentences.txt" "$work/ours.f32" 2 32)"
+    line="$(RAYON_NUM_THREADS=2 "$bin" "$model" "$work/sentences.txt" "$work/ours.f32" 2 32 "$precision")"
     rate="$(echo "$line" | sed -E 's/.* ([0-9.]+) sentences\/s$/\1/')"
     table="$("$python" "$here/bench_st.py" st "$model" "$work/sentences.txt" "$work/ours.f32" "$rate" 2>/dev/null)"
     st_rate="$(echo "$table" | sed -nE 's/^\| sentence-transformers \| ([0-9.]+) \|$/\1/p')"
@@ -37,4 +40,4 @@ for i in $(seq "$reps"); do
     ratios+=("$ratio")
 done
 median="$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')"
-echo "$n $mix sentences, $reps runs: median ratio ragjudge / sentence-transformers $median"
+echo "$n $mix sentences, precision $precision, $reps runs: median ratio ragjudge / sentence-transformers $median"

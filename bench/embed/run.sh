@@ -7,12 +7,15 @@
 # Env: RAGJUDGE_MINILM_DIR (model dir; default $RAGJUDGE_HOME/models/minilm), PYTHON (a Python with
 #      sentence-transformers; default: a venv bench/.venv-embed made here), CARGO_TARGET_DIR, RUSTFLAGS (e.g. "-C target-cpu=native"),
 #      PROFILE (cargo profile of the example; default release; `dev` reuses the test build, whose
-#      dependencies are optimised too).
+#      dependencies are optimised too), PRECISION (`f32`, the default, or `bf16`: the precision of
+#      ragjudge-candle's matrix products).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 n="${1:-2000}"
 mix="${2:-mixed}"
+precision="${PRECISION:-f32}"
+echo "precision: $precision"
 model="${RAGJUDGE_MINILM_DIR:-${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}/models/minilm}"
 python="${PYTHON:-}"
 if [ -z "$python" ]; then
@@ -37,7 +40,7 @@ fi
 profile="${PROFILE:-release}"
 (cd "$root" && CARGO_TARGET_DIR="$target" cargo build --profile "$profile" -q -p ragjudge-candle --example embed_bench)
 outdir="$profile"; [ "$profile" = dev ] && outdir=debug
-line="$(RAYON_NUM_THREADS=2 "$target/$outdir/examples/embed_bench" "$model" "$work/sentences.txt" "$work/ours.f32" 2 32)"
+line="$(RAYON_NUM_THREADS=2 "$target/$outdir/examples/embed_bench" "$model" "$work/sentences.txt" "$work/ours.f32" 2 32 "$precision")"
 echo "$line"
 rate="$(echo "$line" | sed -E 's/.* ([0-9.]+) sentences\/s$/\1/')"
 "$python" "$here/bench_st.py" st "$model" "$work/sentences.txt" "$work/ours.f32" "$rate"

@@ -13,6 +13,24 @@ use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::packed_bert::{PackedBert, Seq};
 
+/// The number format of the encoder's dense matrix products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// `f32` weights and activations.
+    #[default]
+    F32,
+    /// bfloat16 products with `f32` accumulation: every dense weight (fused query/key/value,
+    /// attention output, intermediate, output) is rounded once at load to bfloat16 (round to
+    /// nearest, ties to even) and each product's input rows are rounded the same way just before
+    /// the product; attention scores and softmax, layer norm, the activation, residuals and
+    /// pooling stay `f32`. Where the processor has AVX-512 BF16 the products run at twice the
+    /// `f32` multiply-add rate; elsewhere a portable loop gives the same numbers, slower than
+    /// `F32`. On all-MiniLM-L6-v2 the sentence embeddings keep a cosine of at least 0.9999 with
+    /// sentence-transformers' `f32` ones (measured: minimum 0.99996, mean 0.99999 over the
+    /// 56 sentences of `tests/fixtures/minilm_embeddings.json`).
+    Bf16,
+}
+
 /// Options shared by the encoder models.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncoderOptions {
@@ -24,11 +42,13 @@ pub struct EncoderOptions {
     pub batch_size: usize,
     /// Threads for inference; `None` uses every available core.
     pub threads: Option<usize>,
+    /// Number format of the dense matrix products.
+    pub precision: Precision,
 }
 
 impl Default for EncoderOptions {
     fn default() -> Self {
-        Self { max_length: 256, batch_size: 32, threads: None }
+        Self { max_length: 256, batch_size: 32, threads: None, precision: Precision::F32 }
     }
 }
 
@@ -128,13 +148,17 @@ impl BertCore {
         // One read serves both the hash and the tensors (memory-mapping would need `unsafe`, which
         // the workspace forbids); the file's bytes are dropped once the tensors are built.
         let bytes = std::fs::read(&weights)?;
-        let identity = identity(dir, &bytes);
+        let identity = match opts.precision {
+            Precision::F32 => identity(dir, &bytes),
+            // Other numbers, so another identity: embedding and call caches keep them apart.
+            Precision::Bf16 => format!("{}:bf16", identity(dir, &bytes)),
+        };
         let mut tensors = candle_core::safetensors::load_buffer(&bytes, &device)
             .map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
         drop(bytes);
         // The encoder's tensors move into the packed layout; the rest (task heads) stay in `vb`.
-        let model =
-            PackedBert::take(&mut tensors, &config).map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
+        let model = PackedBert::take(&mut tensors, &config, opts.precision)
+            .map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         let pool = match opts.threads {
             Some(n) => Some(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(load_err)?),

@@ -11,8 +11,10 @@
 //! (memory-mapped). Loading is separate from running: `X::load(dir, &opts)` then the trait methods.
 //! Texts are sorted by length and grouped; a group's tokens run through the encoder packed, with
 //! no padding, each text attending only to its own tokens, so grouping never changes a result.
+//! [`EncoderOptions::precision`] picks `f32` or bfloat16 ([`Precision::Bf16`]) dense products.
 #![deny(missing_docs)]
 
+mod bf16_gemm;
 mod cross_encoder;
 mod embedder;
 mod encoder;
@@ -22,5 +24,5 @@ mod vector_math;
 
 pub use cross_encoder::BertCrossEncoder;
 pub use embedder::BertEmbedder;
-pub use encoder::EncoderOptions;
+pub use encoder::{EncoderOptions, Precision};
 pub use token_classifier::BertTokenClassifier;

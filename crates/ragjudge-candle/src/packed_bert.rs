@@ -4,13 +4,16 @@
 //!
 //! Weights are laid out once at load: query, key and value fused into one `(hidden, 3 hidden)`
 //! matrix and every dense weight stored transposed and contiguous, so each product is a plain
-//! row-major `(tokens, in) x (in, out)` matrix product.
+//! row-major `(tokens, in) x (in, out)` matrix product. With [`Precision::Bf16`] the weights are
+//! rounded to bfloat16 and packed for [`bf16_gemm`] instead.
 
 use std::collections::HashMap;
 
 use candle_core::{CpuStorage, DType, Device, Layout, Tensor};
 use candle_transformers::models::bert::{Config, HiddenAct};
 
+use crate::bf16_gemm::{self, PackedA, PackedB};
+use crate::encoder::Precision;
 use crate::vector_math;
 
 /// One input: token ids and segment ids of equal length.
@@ -27,19 +30,41 @@ struct LayerNorm {
     beta: Vec<f32>,
 }
 
+/// A dense weight `(in, out)` in the form its products take.
+enum Dense {
+    /// `f32`, multiplied by candle.
+    F32(Tensor),
+    /// Rounded to bfloat16 and packed for [`bf16_gemm::matmul`].
+    Bf16(PackedB),
+}
+
+impl Dense {
+    /// `w` `(in, out)` in the form of `precision`.
+    fn new(w: Tensor, precision: Precision) -> Result<Self, String> {
+        match precision {
+            Precision::F32 => Ok(Self::F32(w)),
+            Precision::Bf16 => {
+                let (k, n) = w.dims2().map_err(|e| e.to_string())?;
+                let values = w.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(|e| e.to_string())?;
+                Ok(Self::Bf16(PackedB::new(&values, k, n)))
+            }
+        }
+    }
+}
+
 struct Layer {
     /// `(hidden, 3 hidden)`: query, key and value side by side.
-    qkv_w: Tensor,
+    qkv_w: Dense,
     qkv_b: Vec<f32>,
     /// `(hidden, hidden)`.
-    attn_out_w: Tensor,
+    attn_out_w: Dense,
     attn_out_b: Vec<f32>,
     attn_ln: LayerNorm,
     /// `(hidden, intermediate)`.
-    inter_w: Tensor,
+    inter_w: Dense,
     inter_b: Vec<f32>,
     /// `(intermediate, hidden)`.
-    out_w: Tensor,
+    out_w: Dense,
     out_b: Vec<f32>,
     out_ln: LayerNorm,
 }
@@ -48,6 +73,8 @@ struct Layer {
 pub(crate) struct PackedBert {
     /// The instruction set the element-wise kernels run with, detected at load.
     arch: pulp::Arch,
+    /// The bfloat16 product kernel, detected at load (used with [`Precision::Bf16`] only).
+    kernel: bf16_gemm::Kernel,
     hidden: usize,
     heads: usize,
     eps: f32,
@@ -102,8 +129,13 @@ impl Take<'_> {
 
 impl PackedBert {
     /// Takes the encoder's tensors out of `tensors` (keys `embeddings.*` and `encoder.*`, under no
-    /// prefix, `bert.` or `<model_type>.`), leaving the others (task heads) in place.
-    pub(crate) fn take(tensors: &mut HashMap<String, Tensor>, config: &Config) -> Result<Self, String> {
+    /// prefix, `bert.` or `<model_type>.`), leaving the others (task heads) in place; the dense
+    /// weights in the form of `precision`.
+    pub(crate) fn take(
+        tensors: &mut HashMap<String, Tensor>,
+        config: &Config,
+        precision: Precision,
+    ) -> Result<Self, String> {
         let mut prefixes = vec![String::new(), "bert.".to_string()];
         if let Some(t) = &config.model_type {
             prefixes.push(format!("{t}."));
@@ -135,20 +167,21 @@ impl PackedBert {
             let (out_w, out_b) = take.dense(&format!("{p}.output.dense"), inter, h)?;
             let out_ln = take.layer_norm(&format!("{p}.output.LayerNorm"), h)?;
             layers.push(Layer {
-                qkv_w,
+                qkv_w: Dense::new(qkv_w, precision)?,
                 qkv_b,
-                attn_out_w,
+                attn_out_w: Dense::new(attn_out_w, precision)?,
                 attn_out_b,
                 attn_ln,
-                inter_w,
+                inter_w: Dense::new(inter_w, precision)?,
                 inter_b,
-                out_w,
+                out_w: Dense::new(out_w, precision)?,
                 out_b,
                 out_ln,
             });
         }
         Ok(Self {
             arch: pulp::Arch::new(),
+            kernel: bf16_gemm::Kernel::detect(),
             hidden: h,
             heads: config.num_attention_heads,
             eps: config.layer_norm_eps as f32,
@@ -188,7 +221,7 @@ impl PackedBert {
         let lens: Vec<usize> = seqs.iter().map(|s| s.ids.len()).collect();
         for layer in &self.layers {
             // Self-attention block (post-norm): LN(x + Attention(x) W_o + b_o).
-            let qkv = x.matmul(&layer.qkv_w)?;
+            let qkv = self.product(&x, &layer.qkv_w)?;
             let ctx = {
                 let (storage, layout) = qkv.storage_and_layout();
                 let qkv = match &*storage {
@@ -197,20 +230,44 @@ impl PackedBert {
                 };
                 self.arch.dispatch(Attention { model: self, qkv, bias: &layer.qkv_b, lens: &lens })
             };
-            let y = Tensor::from_vec(ctx, (rows, h), &Device::Cpu)?.matmul(&layer.attn_out_w)?;
+            let y = self.product(&Tensor::from_vec(ctx, (rows, h), &Device::Cpu)?, &layer.attn_out_w)?;
             y.inplace_op2(
                 &x,
                 &AddNorm { arch: self.arch, bias: &layer.attn_out_b, ln: &layer.attn_ln, eps: self.eps },
             )?;
             x = y;
             // Feed-forward block: LN(x + act(x W_i + b_i) W_o + b_o).
-            let inter = x.matmul(&layer.inter_w)?;
+            let inter = self.product(&x, &layer.inter_w)?;
             inter.inplace_op1(&Activation { arch: self.arch, bias: &layer.inter_b, act: self.act })?;
-            let y = inter.matmul(&layer.out_w)?;
+            let y = self.product(&inter, &layer.out_w)?;
             y.inplace_op2(&x, &AddNorm { arch: self.arch, bias: &layer.out_b, ln: &layer.out_ln, eps: self.eps })?;
             x = y;
         }
         Ok(x)
+    }
+
+    /// `x w`, `x` being `(rows, in)`: candle's `f32` product, or the input rows rounded to
+    /// bfloat16 and multiplied by the packed weight with `f32` accumulation.
+    fn product(&self, x: &Tensor, w: &Dense) -> candle_core::Result<Tensor> {
+        match w {
+            Dense::F32(w) => x.matmul(w),
+            Dense::Bf16(w) => {
+                let (rows, k) = x.dims2()?;
+                if k != w.k() {
+                    candle_core::bail!("product of ({rows}, {k}) by ({}, {})", w.k(), w.n());
+                }
+                let a = {
+                    let (storage, layout) = x.storage_and_layout();
+                    match &*storage {
+                        candle_core::Storage::Cpu(cpu) => PackedA::new(contiguous(cpu, layout)?, rows, k),
+                        _ => candle_core::bail!("packed BERT runs on the CPU only"),
+                    }
+                };
+                let mut c = vec![0f32; rows * w.n()];
+                bf16_gemm::matmul(self.kernel, &a, w, &mut c);
+                Tensor::from_vec(c, (rows, w.n()), &Device::Cpu)
+            }
+        }
     }
 
     /// Word + position + segment embeddings, layer-normalised; positions restart at 0 per input.
@@ -438,7 +495,7 @@ const TILE: usize = 16;
 #[inline(always)]
 fn weighted_sum(o: &mut [f32], p: &[f32], block: &[f32], stride: usize, vo: usize) {
     let d = o.len();
-    if d % TILE == 0 {
+    if d.is_multiple_of(TILE) {
         for (t, o_tile) in o.chunks_exact_mut(TILE).enumerate() {
             let mut acc = [0f32; TILE];
             for (&pj, row) in p.iter().zip(block.chunks_exact(stride)) {
@@ -466,6 +523,7 @@ mod tests {
     use candle_transformers::models::bert::{BertModel, Config, HiddenAct};
 
     use super::{PackedBert, Seq};
+    use crate::encoder::Precision;
 
     fn config(act: HiddenAct) -> Config {
         serde_json::from_value(serde_json::json!({
@@ -493,7 +551,7 @@ mod tests {
         }
         let mut tensors: std::collections::HashMap<String, Tensor> =
             varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().copy().unwrap())).collect();
-        let packed = PackedBert::take(&mut tensors, &config).unwrap();
+        let packed = PackedBert::take(&mut tensors, &config, Precision::F32).unwrap();
 
         let ids: [&[u32]; 3] = [&[2, 7, 9, 11, 13, 3], &[2, 5, 3], &[2, 30, 31, 8, 3, 17, 18, 19, 3]];
         let types: [&[u32]; 3] = [&[0; 6], &[0; 3], &[0, 0, 0, 0, 0, 1, 1, 1, 1]];

@@ -5,20 +5,14 @@
 //! The model directory is `$RAGJUDGE_MINILM_DIR`, else the installed `minilm` model, pulled into
 //! `$RAGJUDGE_HOME/models` on first use (as `ragjudge models pull minilm` does).
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::minilm_dir;
 
 use ragjudge_candle::{BertEmbedder, EncoderOptions};
 use ragjudge_models::Embedder;
-
-fn minilm_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("RAGJUDGE_MINILM_DIR") {
-        return PathBuf::from(d);
-    }
-    match ragjudge_models::ensure("minilm") {
-        Ok(m) => m.dir,
-        Err(e) => panic!("cannot install the MiniLM model: {e}"),
-    }
-}
 
 #[derive(serde::Deserialize)]
 struct Fixture {
@@ -43,7 +37,7 @@ fn minilm_matches_sentence_transformers() {
     assert!(fx.sentences.iter().any(String::is_empty));
     assert!(fx.token_counts.contains(&fx.max_seq_length), "fixture must exercise truncation");
 
-    let opts = EncoderOptions { max_length: fx.max_seq_length, batch_size: 32, threads: None };
+    let opts = EncoderOptions { max_length: fx.max_seq_length, batch_size: 32, threads: None, ..Default::default() };
     let model = BertEmbedder::load(&dir, &opts).unwrap();
     assert_eq!(model.dim(), 384);
     assert!(model.identity().contains(':'));

@@ -6,20 +6,14 @@
 //! library versions in its `generator` field). The model directory is `$RAGJUDGE_MINILM_DIR`, else
 //! the installed `minilm` model, pulled into `$RAGJUDGE_HOME/models` on first use.
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::minilm_dir;
 
 use ragjudge_candle::{BertEmbedder, EncoderOptions};
 use ragjudge_models::{Embedder, TokenEmbedder};
-
-fn minilm_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("RAGJUDGE_MINILM_DIR") {
-        return PathBuf::from(d);
-    }
-    match ragjudge_models::ensure("minilm") {
-        Ok(m) => m.dir,
-        Err(e) => panic!("cannot install the MiniLM model: {e}"),
-    }
-}
 
 #[derive(serde::Deserialize)]
 struct Fixture {

@@ -6,46 +6,18 @@ use ragjudge_candle::{BertCrossEncoder, BertEmbedder, BertTokenClassifier, Encod
 use ragjudge_models::{CrossEncoder, Embedder, ModelError, TokenClassifier};
 
 fn opts(batch_size: usize) -> EncoderOptions {
-    EncoderOptions { max_length: 256, batch_size, threads: Some(2) }
-}
-
-fn model_dir() -> tempfile::TempDir {
-    let dir = tempfile::Builder::new().prefix("tinybert").tempdir().unwrap();
-    common::write_tiny_bert(dir.path());
-    dir
-}
-
-const TEXTS: &[&str] = &[
-    "the cat sat on the mat.",
-    "",
-    "hello world",
-    "my name is john smith and my email is john at example . com",
-    "the big red dog runs fast , the small blue car was slow !",
-    "a",
-    "unknown zebra words",
-    "call me today ? 1 2 3",
-];
-
-fn max_abs_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .flat_map(|(x, y)| {
-            assert_eq!(x.len(), y.len());
-            x.iter().zip(y).map(|(p, q)| (p - q).abs())
-        })
-        .fold(0.0, f32::max)
+    EncoderOptions { max_length: 256, batch_size, threads: Some(2), ..Default::default() }
 }
 
 #[test]
 fn embedder_shapes_norms_and_identity() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let e = BertEmbedder::load(dir.path(), &opts(3)).unwrap();
     assert_eq!(e.dim(), common::HIDDEN);
     // max_length is capped at max_position_embeddings.
     assert_eq!(e.options().max_length, 64);
-    let v = e.embed(TEXTS).unwrap();
-    assert_eq!(v.len(), TEXTS.len());
+    let v = e.embed(common::TEXTS).unwrap();
+    assert_eq!(v.len(), common::TEXTS.len());
     for x in &v {
         assert_eq!(x.len(), common::HIDDEN);
         let norm: f32 = x.iter().map(|a| a * a).sum::<f32>().sqrt();
@@ -62,7 +34,7 @@ fn embedder_shapes_norms_and_identity() {
 
 #[test]
 fn identity_prefers_manifest_entry() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let hash = "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef";
     // The shape `ragjudge models pull` writes: the installed entry, weights first in `join`.
     let record = format!(
@@ -75,19 +47,19 @@ fn identity_prefers_manifest_entry() {
 
 #[test]
 fn embedder_is_deterministic_across_loads() {
-    let dir = model_dir();
-    let a = BertEmbedder::load(dir.path(), &opts(4)).unwrap().embed(TEXTS).unwrap();
-    let b = BertEmbedder::load(dir.path(), &opts(4)).unwrap().embed(TEXTS).unwrap();
+    let dir = common::tiny_bert_dir();
+    let a = BertEmbedder::load(dir.path(), &opts(4)).unwrap().embed(common::TEXTS).unwrap();
+    let b = BertEmbedder::load(dir.path(), &opts(4)).unwrap().embed(common::TEXTS).unwrap();
     assert_eq!(a, b);
 }
 
 #[test]
 fn embedder_batch_equals_one_by_one() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let e = BertEmbedder::load(dir.path(), &opts(3)).unwrap();
-    let batched = e.embed(TEXTS).unwrap();
-    let single: Vec<Vec<f32>> = TEXTS.iter().map(|t| e.embed(&[t]).unwrap().remove(0)).collect();
-    let d = max_abs_diff(&batched, &single);
+    let batched = e.embed(common::TEXTS).unwrap();
+    let single: Vec<Vec<f32>> = common::TEXTS.iter().map(|t| e.embed(&[t]).unwrap().remove(0)).collect();
+    let d = common::max_abs_diff(&batched, &single);
     assert!(d <= 1e-5, "max abs diff {d}");
     // Different texts give different vectors (padding does not wash them out).
     assert_ne!(batched[0], batched[2]);
@@ -95,27 +67,28 @@ fn embedder_batch_equals_one_by_one() {
 
 #[test]
 fn embedder_truncates_long_inputs() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let short = EncoderOptions { max_length: 8, ..opts(2) };
     let e = BertEmbedder::load(dir.path(), &short).unwrap();
     // Only the first 6 words (+ [CLS], [SEP]) are seen, so the tails do not matter.
     let v = e.embed(&["the cat sat on the mat and the dog", "the cat sat on the mat or a car runs"]).unwrap();
-    assert!(max_abs_diff(&v[..1], &v[1..]) < 1e-6);
+    assert!(common::max_abs_diff(&v[..1], &v[1..]) < 1e-6);
     let long = "the cat ".repeat(200);
     assert_eq!(e.embed(&[&long]).unwrap()[0].len(), common::HIDDEN);
 }
 
 #[test]
 fn cross_encoder_shapes_labels_and_batching() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let c = BertCrossEncoder::load(dir.path(), &opts(2)).unwrap();
     assert_eq!(c.labels(), common::LABELS);
-    let pairs: Vec<(&str, &str)> = TEXTS.iter().zip(TEXTS.iter().rev()).map(|(a, b)| (*a, *b)).collect();
+    let pairs: Vec<(&str, &str)> =
+        common::TEXTS.iter().zip(common::TEXTS.iter().rev()).map(|(a, b)| (*a, *b)).collect();
     let l = c.logits(&pairs).unwrap();
     assert_eq!(l.len(), pairs.len());
     assert!(l.iter().all(|x| x.len() == common::LABELS.len() && x.iter().all(|v| v.is_finite())));
     let single: Vec<Vec<f32>> = pairs.iter().map(|p| c.logits(&[*p]).unwrap().remove(0)).collect();
-    let d = max_abs_diff(&l, &single);
+    let d = common::max_abs_diff(&l, &single);
     assert!(d <= 1e-5, "max abs diff {d}");
     // Segment ids matter: swapping the texts of a pair changes the logits.
     let swapped = c.logits(&[("hello world", "the cat sat")]).unwrap();
@@ -125,13 +98,13 @@ fn cross_encoder_shapes_labels_and_batching() {
     let again = BertCrossEncoder::load(dir.path(), &opts(2)).unwrap().logits(&pairs).unwrap();
     assert_eq!(again, l);
     let other = BertCrossEncoder::load(dir.path(), &opts(5)).unwrap().logits(&pairs).unwrap();
-    assert!(max_abs_diff(&other, &l) <= 1e-5);
+    assert!(common::max_abs_diff(&other, &l) <= 1e-5);
     assert!(c.logits(&[]).unwrap().is_empty());
 }
 
 #[test]
 fn token_classifier_offsets_map_back_to_words() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let t = BertTokenClassifier::load(dir.path(), &opts(3)).unwrap();
     assert_eq!(t.labels(), common::LABELS);
     let texts = ["My name is John Smith, email John@Example.com!", "", "the cats walked", "  Hello   WORLD  "];
@@ -169,7 +142,7 @@ fn token_classifier_offsets_map_back_to_words() {
 
 #[test]
 fn token_classifier_truncates_to_max_length() {
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let t = BertTokenClassifier::load(dir.path(), &EncoderOptions { max_length: 10, ..opts(2) }).unwrap();
     let out = t.classify(&["the cat sat on the mat and the dog sat on the car"]).unwrap();
     assert_eq!(out[0].len(), 8);
@@ -181,7 +154,7 @@ fn missing_files_and_labels_are_load_errors() {
     let err = BertEmbedder::load(empty.path(), &opts(2)).unwrap_err();
     assert!(matches!(err, ModelError::Load(ref m) if m.contains("config.json")), "{err}");
 
-    let dir = model_dir();
+    let dir = common::tiny_bert_dir();
     let cfg = std::fs::read_to_string(dir.path().join("config.json")).unwrap();
     let mut cfg: serde_json::Value = serde_json::from_str(&cfg).unwrap();
     cfg.as_object_mut().unwrap().remove("id2label");

@@ -1,6 +1,6 @@
 //! Command-line arguments (clap definitions only; no logic).
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Evaluate retrieval-augmented generation (RAG) systems.
@@ -217,6 +217,19 @@ pub struct EmbedArgs {
     /// Inference threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Number format of the encoder's matrix products.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    pub precision: Precision,
+}
+
+/// Number format of an encoder's dense matrix products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Precision {
+    /// `f32` throughout (matches sentence-transformers to ~1e-7).
+    F32,
+    /// bfloat16 products with `f32` accumulation: ~1.8x faster where the CPU has AVX-512 BF16;
+    /// MiniLM embeddings keep cosine >= 0.9999 with the `f32` ones.
+    Bf16,
 }
 
 /// `ragjudge similarity`.
@@ -229,6 +242,9 @@ pub struct SimilarityArgs {
     /// Embedding model: a manifest name or a model directory.
     #[arg(long, default_value = "minilm")]
     pub model: String,
+    /// Number format of the encoder's matrix products.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    pub precision: Precision,
     /// Print JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -375,6 +391,9 @@ pub struct ScoreModelArgs {
     /// Encoder batch size.
     #[arg(long, default_value_t = 32)]
     pub batch_size: usize,
+    /// Number format of the encoders' matrix products (embedder, NLI, PII model).
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    pub precision: Precision,
     /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
     /// The default, Qwen2.5-Coder-1.5B (1.1 GB, pulled on first use), is the smallest local model
     /// found to judge better than chance; `local:smollm2-135m` is fast but only fit for tests.

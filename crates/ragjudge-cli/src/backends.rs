@@ -1,7 +1,7 @@
 //! Builds model backends from command-line specs. Each heavy backend sits behind a cargo
 //! feature (`candle`, `llama`, `openai`, all on by default); a build without one says so.
 
-use crate::args::JudgeArgs;
+use crate::args::{JudgeArgs, Precision};
 use anyhow::{bail, Result};
 use ragjudge_models::{CallCache, CrossEncoder, Embedder, Judge, TokenClassifier, TokenEmbedder};
 use std::sync::Arc;
@@ -14,70 +14,90 @@ fn resolve(spec: &str) -> Result<ragjudge_models::ResolvedModel> {
     Ok(ModelStore::default().ensure(spec, &report)?)
 }
 
+/// How encoder models run: inputs per forward pass, inference threads (`None`: all cores) and
+/// the number format of their matrix products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncoderRun {
+    /// Inputs per forward pass (at least 1 is used).
+    pub batch_size: usize,
+    /// Inference threads.
+    pub threads: Option<usize>,
+    /// `f32`, or bfloat16 products with `f32` accumulation.
+    pub precision: Precision,
+}
+
+/// Loads an encoder model of type `M` from a manifest name (pulled on first use) or a directory.
+#[cfg(feature = "candle")]
+fn load_encoder<M>(
+    model: &str,
+    run: EncoderRun,
+    load: fn(&std::path::Path, &ragjudge_candle::EncoderOptions) -> Result<M, ragjudge_models::ModelError>,
+) -> Result<M> {
+    use anyhow::Context as _;
+    let resolved = resolve(model)?;
+    let opts = ragjudge_candle::EncoderOptions {
+        batch_size: run.batch_size.max(1),
+        threads: run.threads,
+        precision: match run.precision {
+            Precision::F32 => ragjudge_candle::Precision::F32,
+            Precision::Bf16 => ragjudge_candle::Precision::Bf16,
+        },
+        ..ragjudge_candle::EncoderOptions::default()
+    };
+    load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))
+}
+
 /// An embedding model: a manifest name (pulled on first use) or a model directory.
 #[cfg(feature = "candle")]
-pub fn embedder(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn Embedder>> {
-    use anyhow::Context as _;
-    use ragjudge_candle::{BertEmbedder, EncoderOptions};
-    let resolved = resolve(model)?;
-    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
-    let e = BertEmbedder::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?;
-    Ok(Box::new(e))
+pub fn embedder(model: &str, run: EncoderRun) -> Result<Box<dyn Embedder>> {
+    Ok(Box::new(load_encoder(model, run, ragjudge_candle::BertEmbedder::load)?))
 }
 
-/// An embedding model (this build has no encoder backend).
-#[cfg(not(feature = "candle"))]
-pub fn embedder(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn Embedder>> {
-    bail!("this ragjudge was built without the `candle` feature (embedding models)")
-}
-
-/// The contextual token vectors of an embedding model (for BERTScore): a manifest name or a model
-/// directory.
+/// The contextual token vectors of an embedding model (for BERTScore).
 #[cfg(feature = "candle")]
-pub fn token_embedder(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn TokenEmbedder>> {
-    use anyhow::Context as _;
-    use ragjudge_candle::{BertEmbedder, EncoderOptions};
-    let resolved = resolve(model)?;
-    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
-    Ok(Box::new(BertEmbedder::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?))
+pub fn token_embedder(model: &str, run: EncoderRun) -> Result<Box<dyn TokenEmbedder>> {
+    Ok(Box::new(load_encoder(model, run, ragjudge_candle::BertEmbedder::load)?))
 }
 
-/// Token vectors of an embedding model (this build has no encoder backend).
-#[cfg(not(feature = "candle"))]
-pub fn token_embedder(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn TokenEmbedder>> {
-    bail!("this ragjudge was built without the `candle` feature (embedding models)")
-}
-
-/// A cross-encoder (sequence classifier, e.g. NLI): a manifest name or a model directory.
+/// A cross-encoder (sequence classifier, e.g. NLI).
 #[cfg(feature = "candle")]
-pub fn cross_encoder(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn CrossEncoder>> {
-    use anyhow::Context as _;
-    use ragjudge_candle::{BertCrossEncoder, EncoderOptions};
-    let resolved = resolve(model)?;
-    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
-    Ok(Box::new(BertCrossEncoder::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?))
+pub fn cross_encoder(model: &str, run: EncoderRun) -> Result<Box<dyn CrossEncoder>> {
+    Ok(Box::new(load_encoder(model, run, ragjudge_candle::BertCrossEncoder::load)?))
 }
 
-/// A cross-encoder (this build has no encoder backend).
-#[cfg(not(feature = "candle"))]
-pub fn cross_encoder(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn CrossEncoder>> {
-    bail!("this ragjudge was built without the `candle` feature (encoder models)")
-}
-
-/// A token classifier (e.g. PII NER): a manifest name or a model directory.
+/// A token classifier (e.g. PII NER).
 #[cfg(feature = "candle")]
-pub fn token_classifier(model: &str, batch_size: usize, threads: Option<usize>) -> Result<Box<dyn TokenClassifier>> {
-    use anyhow::Context as _;
-    use ragjudge_candle::{BertTokenClassifier, EncoderOptions};
-    let resolved = resolve(model)?;
-    let opts = EncoderOptions { batch_size: batch_size.max(1), threads, ..EncoderOptions::default() };
-    Ok(Box::new(BertTokenClassifier::load(&resolved.dir, &opts).with_context(|| format!("model `{model}`"))?))
+pub fn token_classifier(model: &str, run: EncoderRun) -> Result<Box<dyn TokenClassifier>> {
+    Ok(Box::new(load_encoder(model, run, ragjudge_candle::BertTokenClassifier::load)?))
 }
 
-/// A token classifier (this build has no encoder backend).
 #[cfg(not(feature = "candle"))]
-pub fn token_classifier(_model: &str, _batch_size: usize, _threads: Option<usize>) -> Result<Box<dyn TokenClassifier>> {
-    bail!("this ragjudge was built without the `candle` feature (encoder models)")
+pub use no_encoders::{cross_encoder, embedder, token_classifier, token_embedder};
+
+/// A build without the `candle` feature: every encoder model is an error saying so.
+#[cfg(not(feature = "candle"))]
+mod no_encoders {
+    use super::*;
+
+    fn missing<T>(model: &str) -> Result<T> {
+        bail!("model `{model}`: this ragjudge was built without the `candle` feature (encoder models)")
+    }
+    /// No embedding models in this build.
+    pub fn embedder(model: &str, _run: EncoderRun) -> Result<Box<dyn Embedder>> {
+        missing(model)
+    }
+    /// No embedding models in this build.
+    pub fn token_embedder(model: &str, _run: EncoderRun) -> Result<Box<dyn TokenEmbedder>> {
+        missing(model)
+    }
+    /// No cross-encoders in this build.
+    pub fn cross_encoder(model: &str, _run: EncoderRun) -> Result<Box<dyn CrossEncoder>> {
+        missing(model)
+    }
+    /// No token classifiers in this build.
+    pub fn token_classifier(model: &str, _run: EncoderRun) -> Result<Box<dyn TokenClassifier>> {
+        missing(model)
+    }
 }
 
 /// A judge from `--judge local:MODEL | openai:MODEL`, behind the call cache unless `--no-cache`.

@@ -1,7 +1,7 @@
 //! The models a `score` run may need, each loaded on first use and shared by every metric.
 
 use crate::args::{JudgeArgs, ScoreModelArgs};
-use crate::backends;
+use crate::backends::{self, EncoderRun};
 use anyhow::{bail, Result};
 use ragjudge_models::{CrossEncoder, Embedder, Judge, ModelError, TokenClassifier, TokenEmbedder};
 use std::sync::{Arc, OnceLock};
@@ -36,6 +36,10 @@ impl ModelSet {
         &self.args
     }
 
+    fn encoder_run(&self) -> EncoderRun {
+        encoder_run(&self.args, self.threads)
+    }
+
     /// The sentence embedder (`--embedder`, default `minilm`), behind an in-memory embedding cache.
     pub fn embedder(&self) -> Result<Arc<dyn Embedder>> {
         load_embedder(&self.embedder, &self.args, self.threads)
@@ -50,7 +54,7 @@ impl ModelSet {
     /// The token vectors of the `--embedder` model (BERTScore).
     pub fn token_embedder(&self) -> Result<Arc<dyn TokenEmbedder>> {
         get_or_load(&self.token_embedder, || {
-            Ok(Arc::from(backends::token_embedder(&self.args.embedder, self.args.batch_size, self.threads)?))
+            Ok(Arc::from(backends::token_embedder(&self.args.embedder, self.encoder_run())?))
         })
     }
 
@@ -75,7 +79,7 @@ impl ModelSet {
     pub fn cross_encoder(&self) -> Result<Option<Arc<dyn CrossEncoder>>> {
         let Some(spec) = self.args.nli.clone() else { return Ok(None) };
         get_or_load(&self.cross_encoder, || {
-            Ok(Arc::from(backends::cross_encoder(&spec, self.args.batch_size, self.threads)?))
+            Ok(Arc::from(backends::cross_encoder(&spec, self.encoder_run())?))
         })
         .map(Some)
     }
@@ -83,9 +87,13 @@ impl ModelSet {
     /// The PII token classifier (`--pii-model`).
     pub fn token_classifier(&self) -> Result<Arc<dyn TokenClassifier>> {
         get_or_load(&self.token_classifier, || {
-            Ok(Arc::from(backends::token_classifier(&self.args.pii_model, self.args.batch_size, self.threads)?))
+            Ok(Arc::from(backends::token_classifier(&self.args.pii_model, self.encoder_run())?))
         })
     }
+}
+
+fn encoder_run(args: &ScoreModelArgs, threads: Option<usize>) -> EncoderRun {
+    EncoderRun { batch_size: args.batch_size, threads, precision: args.precision }
 }
 
 fn load_embedder(
@@ -94,7 +102,7 @@ fn load_embedder(
     threads: Option<usize>,
 ) -> Result<Arc<dyn Embedder>> {
     get_or_load(cell, || {
-        let e = backends::embedder(&args.embedder, args.batch_size, threads)?;
+        let e = backends::embedder(&args.embedder, encoder_run(args, threads))?;
         Ok(Arc::new(ragjudge_models::CachedEmbedder::new(e, 100_000)) as Arc<dyn Embedder>)
     })
 }

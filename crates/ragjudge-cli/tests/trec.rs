@@ -316,3 +316,26 @@ fn repeated_runs_give_consistency_rows_and_open_rag_eval_run_columns() {
     assert!((rows[0][col("consistency_answer_rouge1_f_mean")].parse::<f64>().unwrap() - 1.0 / 3.0).abs() < 1e-12);
     assert_eq!(&rows[1][col("consistency_answer_rouge1_f_mean")], "");
 }
+
+/// `ragjudge similarity` in both number formats against the sentence-transformers cosine of q1's
+/// answer and reference: `f32` to float rounding, bfloat16 products within 1e-3 (their embeddings
+/// keep cosine >= 0.9999 with the `f32` ones, so a cosine between two of them moves by ~1e-4).
+#[cfg(feature = "candle")]
+#[test]
+fn similarity_matches_sentence_transformers_in_f32_and_bf16() {
+    let run = |precision: &str| -> Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+            .args(["similarity", "--json", "--precision", precision])
+            .args(["Paris is the capital [1]. It is in Europe [2][3].", "Paris is the capital of France."])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let f32 = run("f32");
+    let bf16 = run("bf16");
+    let (c32, c16) = (f32["cosine"].as_f64().unwrap(), bf16["cosine"].as_f64().unwrap());
+    assert!((c32 - SEMANTIC_SIMILARITY_Q1).abs() < 1e-6, "{c32}");
+    assert!((c16 - SEMANTIC_SIMILARITY_Q1).abs() < 1e-3, "{c16}");
+    assert_eq!(bf16["model"].as_str().unwrap(), format!("{}:bf16", f32["model"].as_str().unwrap()));
+}

@@ -210,7 +210,7 @@ pub struct PairJudgement {
     pub system_b: String,
     /// Prompt language, `"en"` or `"zh"`.
     pub lang: String,
-    /// Prompt version, e.g. `dice-en-v1`.
+    /// Prompt version, e.g. `dice-en-v2`.
     pub prompt_version: String,
     /// Judge identity.
     pub judge: String,

@@ -1,5 +1,5 @@
 //! The DICE judge prompts (seed 000, section 3.1; judge rules in seeds/README.md), versioned and
-//! embedded from `prompts/{en,zh}-v1.txt`.
+//! embedded from `prompts/{en,zh}-v2.txt` (earlier versions are in the repository's history).
 //!
 //! Layout, chosen so that the judgements of one question share a long prompt prefix (and a
 //! backend's prefix cache): the system message holds the rules; the user message starts with the
@@ -7,9 +7,11 @@
 //! answer A with its numbered evidence, answer B with its evidence, and last the instruction.
 //!
 //! Verdict labels are `A`, `B` and `C` (tie): single tokens in every tokenizer we use, where
-//! `Tie` is often two. The stage II assistant prefix ends with `"Verdict (A, B or C for a tie): "`,
-//! space included, so the scored next token is the space-free letter (in SmolLM2, `A` and ` A`
-//! are different tokens).
+//! `Tie` is often two. The stage II assistant prefix ends with `"Verdict (A, B or C for a tie):"`
+//! and no trailing space; judges score each label in its bare and space-led forms (`A`, ` A`).
+//! Version 1 ended the prefix with a space: BPE tokenizers fold a space into the next word, so
+//! Qwen2.5-1.5B put a median 0.2% of its next-token mass on the labels and nearly every
+//! verdict came out a tie.
 
 use std::sync::OnceLock;
 
@@ -18,9 +20,9 @@ use ragjudge_core::Record;
 use ragjudge_models::{Message, Prompt};
 
 /// Version of the English prompt; recorded in every trace.
-pub const PROMPT_VERSION_EN: &str = "dice-en-v1";
+pub const PROMPT_VERSION_EN: &str = "dice-en-v2";
 /// Version of the Chinese prompt; recorded in every trace.
-pub const PROMPT_VERSION_ZH: &str = "dice-zh-v1";
+pub const PROMPT_VERSION_ZH: &str = "dice-zh-v2";
 
 /// The verdict labels scored in stage II: A wins, B wins, C = tie.
 pub const VERDICT_LABELS: [&str; 3] = ["A", "B", "C"];
@@ -28,13 +30,13 @@ pub const VERDICT_LABELS: [&str; 3] = ["A", "B", "C"];
 /// Stop strings for stage I: the reasoning ends before the model writes a verdict itself.
 pub const STAGE1_STOP: [&str; 2] = ["\nVerdict", "\n裁决"];
 
-const EN_V1: &str = include_str!("../prompts/en-v1.txt");
-const ZH_V1: &str = include_str!("../prompts/zh-v1.txt");
+const EN_V2: &str = include_str!("../prompts/en-v2.txt");
+const ZH_V2: &str = include_str!("../prompts/zh-v2.txt");
 
 /// One language's prompt text, split into its `@@` sections.
 #[derive(Debug, Clone)]
 pub struct PromptTemplate {
-    /// Version string, e.g. `dice-en-v1`.
+    /// Version string, e.g. `dice-en-v2`.
     pub version: &'static str,
     /// System message: the judge rules and categories.
     pub system: String,
@@ -95,8 +97,8 @@ pub fn template(lang: Lang) -> &'static PromptTemplate {
     static EN: OnceLock<PromptTemplate> = OnceLock::new();
     static ZH: OnceLock<PromptTemplate> = OnceLock::new();
     match lang {
-        Lang::En => EN.get_or_init(|| parse_template(PROMPT_VERSION_EN, EN_V1)),
-        Lang::Zh => ZH.get_or_init(|| parse_template(PROMPT_VERSION_ZH, ZH_V1)),
+        Lang::En => EN.get_or_init(|| parse_template(PROMPT_VERSION_EN, EN_V2)),
+        Lang::Zh => ZH.get_or_init(|| parse_template(PROMPT_VERSION_ZH, ZH_V2)),
     }
 }
 
@@ -124,12 +126,12 @@ pub fn verdict_labels() -> Vec<String> {
 }
 
 /// The stage II assistant prefix after `reasoning` (trimmed), or the bare verdict line when
-/// there is no reasoning. Ends with `": "` so the next token is the label letter.
+/// there is no reasoning. Ends with the verdict line's `":"`, no space after it.
 pub fn verdict_prefix(lang: Lang, reasoning: Option<&str>) -> String {
     let verdict = &template(lang).verdict;
     match reasoning {
-        Some(r) => format!("{}\n{} ", r.trim(), verdict),
-        None => format!("{verdict} "),
+        Some(r) => format!("{}\n{}", r.trim(), verdict),
+        None => verdict.clone(),
     }
 }
 
@@ -225,15 +227,15 @@ mod tests {
             assert!(t.question.contains("{query}") && t.reference.contains("{reference}"));
             assert!(!t.system.contains("@@"));
         }
-        assert_eq!(prompt_version(Lang::En), "dice-en-v1");
-        assert_eq!(prompt_version(Lang::Zh), "dice-zh-v1");
-        assert!(EN_V1.contains(PROMPT_VERSION_EN) && ZH_V1.contains(PROMPT_VERSION_ZH));
+        assert_eq!(prompt_version(Lang::En), "dice-en-v2");
+        assert_eq!(prompt_version(Lang::Zh), "dice-zh-v2");
+        assert!(EN_V2.contains(PROMPT_VERSION_EN) && ZH_V2.contains(PROMPT_VERSION_ZH));
     }
 
     #[test]
-    fn verdict_prefix_ends_with_one_space() {
-        assert_eq!(verdict_prefix(Lang::En, None), "Verdict (A, B or C for a tie): ");
-        assert_eq!(verdict_prefix(Lang::En, Some("  why\n\n")), "why\nVerdict (A, B or C for a tie): ");
+    fn verdict_prefix_ends_at_the_colon() {
+        assert_eq!(verdict_prefix(Lang::En, None), "Verdict (A, B or C for a tie):");
+        assert_eq!(verdict_prefix(Lang::En, Some("  why\n\n")), "why\nVerdict (A, B or C for a tie):");
     }
 
     #[test]

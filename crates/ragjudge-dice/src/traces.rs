@@ -21,7 +21,7 @@ pub struct TraceRecord {
     pub system_b: String,
     /// `"ab"` or `"ba"`: which record was shown first.
     pub order: String,
-    /// Prompt version, e.g. `dice-en-v1`.
+    /// Prompt version, e.g. `dice-en-v2`.
     pub prompt_version: String,
     /// Prompt language, `"en"` or `"zh"`.
     pub lang: String,

@@ -270,7 +270,7 @@ mod tests {
             system_a: "x".into(),
             system_b: "y".into(),
             lang: "en".into(),
-            prompt_version: "dice-en-v1".into(),
+            prompt_version: "dice-en-v2".into(),
             judge: "test".into(),
             reference_free: false,
             reasoning: false,

@@ -186,7 +186,7 @@ fn stage_two_prefix_is_reasoning_then_verdict_line() {
     let generated = judge.generated.lock().unwrap();
     assert_eq!(
         scored[0].assistant_prefix.as_deref(),
-        Some(format!("{REASONING}\nVerdict (A, B or C for a tie): ").as_str())
+        Some(format!("{REASONING}\nVerdict (A, B or C for a tie):").as_str())
     );
     assert_eq!(scored[0].messages, generated[0].messages);
     assert!(generated[0].assistant_prefix.is_none());
@@ -200,7 +200,7 @@ fn no_reasoning_skips_stage_one() {
     let j = pj.judge_pair(&a, &b).unwrap();
     assert!(judge.generated.lock().unwrap().is_empty());
     let scored = judge.scored.lock().unwrap();
-    assert_eq!(scored[0].assistant_prefix.as_deref(), Some("Verdict (A, B or C for a tie): "));
+    assert_eq!(scored[0].assistant_prefix.as_deref(), Some("Verdict (A, B or C for a tie):"));
     assert!(!user_text(&scored[0]).contains("Category A:"));
     assert_eq!(j.orders[0].category_a, None);
     assert!(j.order_consistent && !j.reasoning);

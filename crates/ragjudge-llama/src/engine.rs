@@ -163,13 +163,26 @@ impl<'m> Engine<'m> {
         self.model.vocab().tokenize(text.as_bytes(), false, false)
     }
 
-    /// A label's single token, or [`ModelError::MultiTokenLabel`].
-    pub(crate) fn label_token(&self, label: &str) -> Result<LlamaToken, ModelError> {
-        let tokens = self.tokenize(label);
-        match tokens.as_slice() {
-            [t] => Ok(*t),
-            _ => Err(ModelError::MultiTokenLabel { label: label.to_string(), tokens: tokens.len() }),
+    /// The tokens a label can be written as: its bare form (`"A"`) and its form after one space
+    /// (`" A"`), each kept when it is a single token, without repeats. Neither being a single
+    /// token is [`ModelError::MultiTokenLabel`] (with the token count of the shorter form).
+    pub(crate) fn label_tokens(&self, label: &str) -> Result<Vec<LlamaToken>, ModelError> {
+        let bare = label.trim_start();
+        let mut found = Vec::new();
+        let mut fewest = usize::MAX;
+        for form in [bare.to_string(), format!(" {bare}")] {
+            let tokens = self.tokenize(&form);
+            fewest = fewest.min(tokens.len());
+            if let [t] = tokens.as_slice() {
+                if !found.contains(t) {
+                    found.push(*t);
+                }
+            }
         }
+        if bare.is_empty() || found.is_empty() {
+            return Err(ModelError::MultiTokenLabel { label: label.to_string(), tokens: fewest });
+        }
+        Ok(found)
     }
 
     /// Makes the context hold exactly `tokens` and `last_logits` the logits after them,
@@ -322,12 +335,15 @@ impl<'m> Engine<'m> {
         if labels.is_empty() {
             return Err(inference("label_probs needs at least one label"));
         }
-        let ids = labels.iter().map(|l| self.label_token(l)).collect::<Result<Vec<_>, _>>()?;
+        let forms = labels.iter().map(|l| self.label_tokens(l)).collect::<Result<Vec<_>, _>>()?;
         let tokens = self.prompt_tokens(prompt)?;
         self.eval(&tokens)?;
         self.count_call(tokens.len(), 0);
         let logits = self.last_logits.as_deref().unwrap_or_default();
-        let ids: Vec<usize> = ids.iter().map(|t| usize::try_from(t.0).unwrap_or(usize::MAX)).collect();
+        let ids: Vec<Vec<usize>> = forms
+            .iter()
+            .map(|f| f.iter().map(|t| usize::try_from(t.0).unwrap_or(usize::MAX)).collect())
+            .collect();
         label_probs_from_logits(labels, &ids, logits)
     }
 
@@ -417,16 +433,22 @@ fn sample(logits: &[f32], sampler: &mut LlamaSampler) -> LlamaToken {
     array.selected_token().unwrap_or_else(|| argmax(logits))
 }
 
-/// Label probabilities from full-vocabulary next-token logits: softmax over the labels'
-/// logits only, and the labels' share of the full softmax (computed in f64).
+/// Label probabilities from full-vocabulary next-token logits. `ids[k]` holds the tokens of
+/// label `k`'s surface forms; the label's logit is the log-sum-exp of theirs (so its
+/// probability is the mass of all its forms), the probabilities are a softmax over the labels'
+/// logits only, and `label_mass` is the labels' share of the full softmax (computed in f64).
 pub(crate) fn label_probs_from_logits(
     labels: &[String],
-    ids: &[usize],
+    ids: &[Vec<usize>],
     logits: &[f32],
 ) -> Result<LabelProbs, ModelError> {
     let picked = ids
         .iter()
-        .map(|&i| logits.get(i).map(|&l| f64::from(l)))
+        .map(|forms| {
+            let ls = forms.iter().map(|&i| logits.get(i).map(|&l| f64::from(l))).collect::<Option<Vec<f64>>>()?;
+            let m = ls.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (!ls.is_empty()).then(|| m + ls.iter().map(|l| (l - m).exp()).sum::<f64>().ln())
+        })
         .collect::<Option<Vec<f64>>>()
         .ok_or_else(|| inference("a label token lies outside the logits"))?;
     let max = picked.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -455,12 +477,18 @@ mod tests {
         // probs 2/6 and 4/6, mass (2 + 4) / 10.
         let logits: Vec<f32> = [1.0f64, 2.0, 3.0, 4.0].iter().map(|x| x.ln() as f32).collect();
         let labels = vec!["A".to_string(), "B".to_string()];
-        let lp = label_probs_from_logits(&labels, &[1, 3], &logits).unwrap();
+        let lp = label_probs_from_logits(&labels, &[vec![1], vec![3]], &logits).unwrap();
         assert!((lp.probs[0] - 1.0 / 3.0).abs() < 1e-6);
         assert!((lp.probs[1] - 2.0 / 3.0).abs() < 1e-6);
         assert!((lp.label_mass.unwrap() - 0.6).abs() < 1e-6);
         assert_eq!(lp.source, ProbSource::Logits);
-        assert!(label_probs_from_logits(&labels, &[1, 9], &logits).is_err());
+        assert!(label_probs_from_logits(&labels, &[vec![1], vec![9]], &logits).is_err());
+        // Two forms of label A (tokens 0 and 1): weight 1 + 2 = 3 against B's 4, logit ln 3;
+        // probs 3/7 and 4/7, mass 7/10.
+        let lp = label_probs_from_logits(&labels, &[vec![0, 1], vec![3]], &logits).unwrap();
+        assert!((lp.probs[0] - 3.0 / 7.0).abs() < 1e-6);
+        assert!((lp.logits[0] - 3f64.ln()).abs() < 1e-6);
+        assert!((lp.label_mass.unwrap() - 0.7).abs() < 1e-6);
     }
 
     #[test]

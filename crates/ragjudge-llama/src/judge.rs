@@ -187,10 +187,11 @@ impl LlamaJudge {
         self.call(move |e| e.tokenize(&text).iter().map(|t| t.0).collect())
     }
 
-    /// The single token id of `label`, or [`ModelError::MultiTokenLabel`].
-    pub fn label_token(&self, label: &str) -> Result<i32, ModelError> {
+    /// The token ids `label` is scored by in [`Judge::label_probs`]: its bare and space-led
+    /// forms that are single tokens, or [`ModelError::MultiTokenLabel`] when neither is.
+    pub fn label_tokens(&self, label: &str) -> Result<Vec<i32>, ModelError> {
         let label = label.to_string();
-        self.call(move |e| e.label_token(&label).map(|t| t.0))?
+        self.call(move |e| e.label_tokens(&label).map(|ts| ts.iter().map(|t| t.0).collect()))?
     }
 
     /// Raw next-token logits after a sequence of token ids (no template, no BOS added).

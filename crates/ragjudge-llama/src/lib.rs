@@ -17,10 +17,13 @@
 //! prefill); a follow-up prompt that contains the generated text prefills it in one batch.
 //!
 //! # Labels
-//! Labels are tokenized as plain text without a leading space: in SmolLM2 `"A"` is token 49
-//! and `" A"` token 330, different tokens. After an assistant prefix ending in `"Verdict:"`
-//! the verdict is written `" A"`; either pass `" A"` as the label or end the prefix with a
-//! space (`"Verdict: "`) and score `"A"`. `"Tie"` is two tokens (`" Tie"` is one).
+//! A label is scored in both the forms a BPE tokenizer writes it: bare and after one space. In
+//! SmolLM2 `"A"` is token 49 and `" A"` token 330, and the label's probability is the mass of
+//! both. End assistant prefixes without a trailing space (`"Verdict:"`): BPE tokenizers fold the
+//! space into the next word, so a prompt ending in a bare space is an unusual split; after
+//! `"Verdict (A, B or C for a tie): "` Qwen2.5-1.5B put a median 0.2% of its mass on the labels.
+//! Forms that are not one token are skipped (`"Tie"` is two tokens, `" Tie"` one); a label with
+//! no single-token form is refused.
 //!
 //! # Build
 //! llama.cpp is compiled from the sources bundled with `llama-cpp-sys-2` (needs `cmake`, a C++

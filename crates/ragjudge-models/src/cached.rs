@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 /// Cache kind of [`Judge::generate`] calls.
 pub const KIND_GENERATE: &str = "generate";
-/// Cache kind of [`Judge::label_probs`] calls.
-pub const KIND_LABEL_PROBS: &str = "label_probs";
+/// Cache kind of [`Judge::label_probs`] calls. Versioned: `label_probs/2` sums a label's bare
+/// and space-led token forms, so results stored under the earlier rule are not reused.
+pub const KIND_LABEL_PROBS: &str = "label_probs/2";
 
 /// Default number of cache misses handed to the inner `_many` call at once; each chunk's results
 /// are stored before the next chunk starts.

@@ -171,7 +171,9 @@ pub trait Judge: Send + Sync {
     fn identity(&self) -> String;
     /// Generates an answer to `prompt`.
     fn generate(&self, prompt: &Prompt, params: &GenParams) -> Result<Generation, ModelError>;
-    /// Probabilities of `labels` (each a single token) as the next token after `prompt`.
+    /// Probabilities of `labels` as the next token after `prompt`. A label counts in its bare
+    /// and its space-led form (`A`, ` A`), each that is a single token; its probability is
+    /// their summed mass, renormalised over the labels.
     fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError>;
     /// Many generations; backends with concurrency override this. Results keep request order.
     fn generate_many(&self, requests: &[(Prompt, GenParams)]) -> Vec<Result<Generation, ModelError>> {

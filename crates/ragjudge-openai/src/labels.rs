@@ -6,12 +6,14 @@ use ragjudge_models::{LabelProbs, ModelError, ProbSource};
 /// Label probabilities from the first token's `top_logprobs` as (token, logprob).
 ///
 /// A token matches a label when both are equal after trimming whitespace (so `A` and ` A` both
-/// count for label `A`); a label's log-probability is the largest of its matching tokens. The
+/// count for label `A`); a label's log-probability is the log of the summed probabilities of
+/// its matching tokens, as the local backend sums a label's bare and space-led forms. The
 /// probabilities are a softmax over the found labels' log-probabilities; a label absent from the
 /// list gets logit `-inf` and probability 0. `label_mass` is the sum of `exp(logprob)` over all
 /// matching tokens. No label among the tokens is a [`ModelError::Protocol`] error.
 pub fn label_probs_from_top_logprobs(labels: &[String], top: &[(String, f64)]) -> Result<LabelProbs, ModelError> {
-    let mut best: Vec<Option<f64>> = vec![None; labels.len()];
+    // Per label: the largest matching log-probability and the sum of exp(lp - largest).
+    let mut found: Vec<Option<(f64, f64)>> = vec![None; labels.len()];
     let mut mass = 0.0;
     for (token, lp) in top {
         let t = token.trim();
@@ -21,7 +23,11 @@ pub fn label_probs_from_top_logprobs(labels: &[String], top: &[(String, f64)]) -
         let mut matched = false;
         for (i, label) in labels.iter().enumerate() {
             if label.trim() == t {
-                best[i] = Some(best[i].map_or(*lp, |b: f64| b.max(*lp)));
+                found[i] = Some(match found[i] {
+                    None => (*lp, 1.0),
+                    Some((m, s)) if *lp > m => (*lp, s * (m - lp).exp() + 1.0),
+                    Some((m, s)) => (m, s + (lp - m).exp()),
+                });
                 matched = true;
             }
         }
@@ -29,6 +35,7 @@ pub fn label_probs_from_top_logprobs(labels: &[String], top: &[(String, f64)]) -
             mass += lp.exp();
         }
     }
+    let best: Vec<Option<f64>> = found.iter().map(|f| f.map(|(m, s)| m + s.ln())).collect();
     let Some(max) = best.iter().flatten().copied().reduce(f64::max) else {
         let shown: Vec<&str> = top.iter().take(10).map(|(t, _)| t.as_str()).collect();
         return Err(ModelError::Protocol(format!("none of the labels {labels:?} is among the top logprobs {shown:?}")));

@@ -522,11 +522,12 @@ mod tests {
     }
 
     #[test]
-    fn variants_take_max_and_add_mass() {
-        let top = vec![("A".to_string(), 0.3f64.ln()), (" A".to_string(), 0.1f64.ln()), ("B".to_string(), 0.3f64.ln())];
+    fn variants_add_their_probabilities() {
+        // A = 0.3 + 0.1 (either order of the forms), B = 0.3: probs 0.4/0.7, 0.3/0.7.
+        let top = vec![(" A".to_string(), 0.1f64.ln()), ("A".to_string(), 0.3f64.ln()), ("B".to_string(), 0.3f64.ln())];
         let p = label_probs_from_top_logprobs(&labels(&["A", "B"]), &top).unwrap();
-        assert!((p.probs[0] - 0.5).abs() < 1e-12);
-        assert!((p.logits[0] - 0.3f64.ln()).abs() < 1e-12);
+        assert!((p.probs[0] - 4.0 / 7.0).abs() < 1e-12);
+        assert!((p.logits[0] - 0.4f64.ln()).abs() < 1e-12);
         assert!((p.label_mass.unwrap() - 0.7).abs() < 1e-12);
     }
 

@@ -195,8 +195,8 @@ fn bound_holds_across_threads_calling_directly() {
 #[test]
 fn label_probs_equal_hand_computed_softmax() {
     // top_logprobs: A -0.2, " A" -1.5 (same label, lower), B -1.0, "C" -3.0, "x" -4.0.
-    // Labels A, B, Tie: A = max(-0.2, -1.5) = -0.2, B = -1.0, Tie absent.
-    // softmax(-0.2, -1.0) = (1, e^-0.8) / (1 + e^-0.8) = (0.689974..., 0.310025...)
+    // Labels A, B, Tie: A = ln(e^-0.2 + e^-1.5) = ln 1.041860... = 0.041008..., B = -1.0, Tie absent.
+    // softmax = (1.041860..., e^-1) / (1.041860... + 0.367879...) = (0.739044..., 0.260955...)
     // label_mass = e^-0.2 + e^-1.5 + e^-1.0 = 0.818730... + 0.223130... + 0.367879... = 1.409740...
     // (the scripted numbers need not form a real distribution.)
     let n = Normal::text("A").with_top_logprobs(&[("A", -0.2), (" A", -1.5), ("B", -1.0), ("C", -3.0), ("x", -4.0)]);
@@ -204,10 +204,11 @@ fn label_probs_equal_hand_computed_softmax() {
     let j = judge(&server);
     let labels = vec!["A".to_string(), "B".to_string(), "Tie".to_string()];
     let p = j.label_probs(&prompt("which?"), &labels).unwrap();
-    assert!((p.probs[0] - 0.689_974_481_127_612_8).abs() < 1e-12, "{:?}", p.probs);
-    assert!((p.probs[1] - 0.310_025_518_872_387_2).abs() < 1e-12);
+    assert!((p.probs[0] - 0.739_044_541_057_650_6).abs() < 1e-12, "{:?}", p.probs);
+    assert!((p.probs[1] - 0.260_955_458_942_349_5).abs() < 1e-12);
     assert_eq!(p.probs[2], 0.0);
-    assert_eq!(p.logits, vec![-0.2, -1.0, f64::NEG_INFINITY]);
+    assert!((p.logits[0] - 0.041_008_453_832_992_13).abs() < 1e-12, "{:?}", p.logits);
+    assert_eq!(&p.logits[1..], &[-1.0, f64::NEG_INFINITY]);
     assert!((p.label_mass.unwrap() - 1.409_740_4).abs() < 1e-6);
     assert_eq!(p.source, ProbSource::TopLogprobs);
     let body = &server.requests()[0].body;

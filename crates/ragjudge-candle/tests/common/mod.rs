@@ -1,7 +1,7 @@
 //! Tiny random BERT checkpoints written by the tests themselves.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device};
 use candle_nn::{VarBuilder, VarMap};
@@ -104,4 +104,47 @@ pub fn write_tiny_bert(dir: &Path) {
         }
     }
     varmap.save(dir.join("model.safetensors")).unwrap();
+}
+
+/// Texts for the tiny model: an empty one, unknown words, punctuation and digits included.
+pub const TEXTS: &[&str] = &[
+    "the cat sat on the mat.",
+    "",
+    "hello world",
+    "my name is john smith and my email is john at example . com",
+    "the big red dog runs fast , the small blue car was slow !",
+    "a",
+    "unknown zebra words",
+    "call me today ? 1 2 3",
+];
+
+/// A tiny random BERT written into a fresh temporary directory.
+pub fn tiny_bert_dir() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new().prefix("tinybert").tempdir().unwrap();
+    write_tiny_bert(dir.path());
+    dir
+}
+
+/// Largest absolute difference between two lists of vectors of equal shapes.
+pub fn max_abs_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| {
+            assert_eq!(x.len(), y.len());
+            x.iter().zip(y).map(|(p, q)| (p - q).abs())
+        })
+        .fold(0.0, f32::max)
+}
+
+/// The all-MiniLM-L6-v2 directory: `$RAGJUDGE_MINILM_DIR`, else the installed `minilm` model,
+/// pulled into `$RAGJUDGE_HOME/models` on first use (as `ragjudge models pull minilm` does).
+pub fn minilm_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("RAGJUDGE_MINILM_DIR") {
+        return PathBuf::from(d);
+    }
+    match ragjudge_models::ensure("minilm") {
+        Ok(m) => m.dir,
+        Err(e) => panic!("cannot install the MiniLM model: {e}"),
+    }
 }
