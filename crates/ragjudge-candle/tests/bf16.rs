@@ -8,40 +8,15 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::minilm_dir;
 
 use ragjudge_candle::{BertEmbedder, EncoderOptions, Precision};
 use ragjudge_models::Embedder;
 
-#[derive(serde::Deserialize)]
-struct Fixture {
-    generator: String,
-    max_seq_length: usize,
-    sentences: Vec<String>,
-    embeddings: Vec<Vec<f32>>,
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let dot: f64 = a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum();
-    let na: f64 = a.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
-    let nb: f64 = b.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
-    dot / (na * nb)
-}
-
 #[test]
 fn minilm_bf16_keeps_cosine_with_sentence_transformers() {
     let dir = minilm_dir();
-    assert!(
-        dir.join("model.safetensors").is_file(),
-        "MiniLM model not found at {}: run `ragjudge models pull minilm` (or set RAGJUDGE_MINILM_DIR)",
-        dir.display()
-    );
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minilm_embeddings.json");
-    let fx: Fixture = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert!(fx.sentences.len() >= 50);
+    let fx = common::minilm_fixture();
 
     let opts =
         EncoderOptions { max_length: fx.max_seq_length, batch_size: 32, threads: None, precision: Precision::Bf16 };
@@ -50,7 +25,7 @@ fn minilm_bf16_keeps_cosine_with_sentence_transformers() {
     let texts: Vec<&str> = fx.sentences.iter().map(String::as_str).collect();
     let ours = model.embed(&texts).unwrap();
 
-    let cosines: Vec<f64> = ours.iter().zip(&fx.embeddings).map(|(a, b)| cosine(a, b)).collect();
+    let cosines: Vec<f64> = ours.iter().zip(&fx.embeddings).map(|(a, b)| common::cosine(a, b)).collect();
     let (worst, min) =
         cosines.iter().copied().enumerate().fold((0, f64::INFINITY), |m, (i, c)| if c < m.1 { (i, c) } else { m });
     let mean = cosines.iter().sum::<f64>() / cosines.len() as f64;
@@ -85,7 +60,7 @@ fn tiny_bert_bf16_is_close_to_f32_and_independent_of_grouping() {
         assert!((norm - 1.0).abs() < 1e-5, "text {i}: norm {norm}");
         // bfloat16 keeps 8 significant bits (relative rounding error up to 2^-9 per input); over
         // two layers of width 32 the embeddings move by far less than a cosine of 0.999.
-        let c = cosine(a, b);
+        let c = common::cosine(a, b);
         assert!(c > 0.999, "text {i}: cosine with f32 {c}");
     }
     assert!(common::max_abs_diff(&vectors, &f32_vectors) > 0.0, "bf16 gave the f32 vectors exactly");

@@ -7,33 +7,15 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::minilm_dir;
 
 use ragjudge_candle::{BertEmbedder, EncoderOptions};
 use ragjudge_models::Embedder;
 
-#[derive(serde::Deserialize)]
-struct Fixture {
-    generator: String,
-    max_seq_length: usize,
-    sentences: Vec<String>,
-    token_counts: Vec<usize>,
-    embeddings: Vec<Vec<f32>>,
-}
-
 #[test]
 fn minilm_matches_sentence_transformers() {
     let dir = minilm_dir();
-    assert!(
-        dir.join("model.safetensors").is_file(),
-        "MiniLM model not found at {}: run `ragjudge models pull minilm` (or set RAGJUDGE_MINILM_DIR)",
-        dir.display()
-    );
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minilm_embeddings.json");
-    let fx: Fixture = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert!(fx.sentences.len() >= 50);
+    let fx = common::minilm_fixture();
     assert!(fx.sentences.iter().any(String::is_empty));
     assert!(fx.token_counts.contains(&fx.max_seq_length), "fixture must exercise truncation");
 
@@ -44,14 +26,10 @@ fn minilm_matches_sentence_transformers() {
     let texts: Vec<&str> = fx.sentences.iter().map(String::as_str).collect();
     let ours = model.embed(&texts).unwrap();
 
-    let mut min_cos = (f32::INFINITY, 0);
+    let mut min_cos = (f64::INFINITY, 0);
     let mut max_abs = 0f32;
     for (i, (a, b)) in ours.iter().zip(&fx.embeddings).enumerate() {
-        assert_eq!(a.len(), b.len());
-        let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-        let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let cos = dot / (na * nb);
+        let cos = common::cosine(a, b);
         if cos < min_cos.0 {
             min_cos = (cos, i);
         }

@@ -24,13 +24,6 @@ struct Fixture {
     vectors: Vec<Vec<Vec<f32>>>,
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
-    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
-    dot / (na * nb)
-}
-
 #[test]
 fn minilm_token_embeddings_match_sentence_transformers() {
     let dir = minilm_dir();
@@ -43,7 +36,7 @@ fn minilm_token_embeddings_match_sentence_transformers() {
     let ours = model.embed_tokens(&texts).unwrap();
     assert_eq!(ours.len(), texts.len());
 
-    let mut min_cos = (f32::INFINITY, 0, 0);
+    let mut min_cos = (f64::INFINITY, 0, 0);
     for (i, (t, (tokens, (special, vectors)))) in
         ours.iter().zip(fx.tokens.iter().zip(fx.special.iter().zip(&fx.vectors))).enumerate()
     {
@@ -53,7 +46,7 @@ fn minilm_token_embeddings_match_sentence_transformers() {
         assert_eq!(t.vectors.len(), vectors.len());
         for (j, (a, b)) in t.vectors.iter().zip(vectors).enumerate() {
             assert_eq!(a.len(), 384);
-            let c = cosine(a, b);
+            let c = common::cosine(a, b);
             if c < min_cos.0 {
                 min_cos = (c, i, j);
             }
@@ -72,7 +65,7 @@ fn token_embeddings_do_not_depend_on_batch_padding() {
         model.embed_tokens(&["a much longer sentence that forces padding of the other", "a short one"]).unwrap();
     assert_eq!(alone[0].tokens, batched[1].tokens);
     for (a, b) in alone[0].vectors.iter().zip(&batched[1].vectors) {
-        assert!(cosine(a, b) > 0.99999);
+        assert!(common::cosine(a, b) > 0.99999);
     }
     assert!(model.embed_tokens(&[]).unwrap().is_empty());
 }

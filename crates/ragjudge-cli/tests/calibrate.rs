@@ -27,6 +27,15 @@ fn assert_one_line_error(o: &Output, want: &str) {
     assert!(lines[0].starts_with("error: ") && lines[0].contains(want), "`{want}` not in: {err}");
 }
 
+/// `ragjudge calibrate` fitting `--score-col score_col` of `scores` to `--label-col rating` of
+/// `labels`, with `extra` arguments.
+fn fit(scores: &str, labels: &str, score_col: &str, extra: &[&str]) -> Output {
+    let mut args =
+        vec!["calibrate", "--scores", scores, "--labels", labels, "--score-col", score_col, "--label-col", "rating"];
+    args.extend_from_slice(extra);
+    ragjudge(&args)
+}
+
 /// 20 rows of system `s`: ids 0-9 score 0.25 with ratings 1 or 2, ids 10-19 score 0.75 with
 /// ratings 4 or 5, so `--binarize 3` separates them perfectly.
 fn separated(dir: &Path) -> (String, String) {
@@ -45,26 +54,8 @@ fn isotonic_fit_save_and_apply_by_hand() {
     let dir = tempfile::tempdir().unwrap();
     let (scores, labels) = separated(dir.path());
     let saved = dir.path().join("cal.json").display().to_string();
-    let common = [
-        "calibrate",
-        "--scores",
-        &scores,
-        "--labels",
-        &labels,
-        "--score-col",
-        "s",
-        "--label-col",
-        "rating",
-        "--binarize",
-        "3",
-        "--alpha",
-        "0.2",
-        "--save",
-        &saved,
-    ];
-    let mut args = common.to_vec();
-    args.extend(["--method", "isotonic", "--json"]);
-    let report: Value = serde_json::from_str(&stdout(&ragjudge(&args))).unwrap();
+    let args = ["--binarize", "3", "--alpha", "0.2", "--save", &saved, "--method", "isotonic", "--json"];
+    let report: Value = serde_json::from_str(&stdout(&fit(&scores, &labels, "s", &args))).unwrap();
     // Split of 20 rows: round(20 * 0.25) = 5 calibration, 5 test, 10 fit.
     assert_eq!(
         (report["fit"].as_u64(), report["calibration"].as_u64(), report["test"].as_u64()),
@@ -110,25 +101,7 @@ fn platt_reaches_the_smoothed_targets() {
     let dir = tempfile::tempdir().unwrap();
     let (scores, labels) = separated(dir.path());
     let saved = dir.path().join("platt.json").display().to_string();
-    let o = ragjudge(&[
-        "calibrate",
-        "--scores",
-        &scores,
-        "--labels",
-        &labels,
-        "--score-col",
-        "s",
-        "--label-col",
-        "rating",
-        "--binarize",
-        "3",
-        "--method",
-        "platt",
-        "--save",
-        &saved,
-        "--seed",
-        "7",
-    ]);
+    let o = fit(&scores, &labels, "s", &["--binarize", "3", "--method", "platt", "--save", &saved, "--seed", "7"]);
     let text = stdout(&o);
     assert!(text.contains("platt calibration of s -> rating >= 3"), "{text}");
     let new = write(dir.path(), "new.csv", "id,system,s\nlo,s,0.25\nhi,s,0.75\n");
@@ -149,37 +122,14 @@ fn bad_inputs_give_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (_, labels) = separated(dir.path());
     let scores = write(dir.path(), "bad.csv", "id,system,s\nq0,s,0.25\nq1,s,high\n");
-    let o = ragjudge(&[
-        "calibrate",
-        "--scores",
-        &scores,
-        "--labels",
-        &labels,
-        "--score-col",
-        "s",
-        "--label-col",
-        "rating",
-        "--binarize",
-        "3",
-    ]);
+    let o = fit(&scores, &labels, "s", &["--binarize", "3"]);
     assert_one_line_error(&o, "bad.csv:3: field `s`: not a finite number: high");
 
     let (scores, labels) = separated(dir.path());
-    let o =
-        ragjudge(&["calibrate", "--scores", &scores, "--labels", &labels, "--score-col", "s", "--label-col", "rating"]);
+    let o = fit(&scores, &labels, "s", &[]);
     assert_one_line_error(&o, "platt needs binary labels, but `rating` has 4 levels; use --binarize T");
 
-    let o = ragjudge(&[
-        "calibrate",
-        "--scores",
-        &scores,
-        "--labels",
-        &labels,
-        "--score-col",
-        "nope",
-        "--label-col",
-        "rating",
-    ]);
+    let o = fit(&scores, &labels, "nope", &[]);
     assert_one_line_error(&o, "scores.csv: missing column `nope`");
 
     let junk = write(dir.path(), "junk.json", "{\"method\": \"platt\"}");

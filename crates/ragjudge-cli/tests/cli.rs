@@ -9,6 +9,18 @@ fn ragjudge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
 }
 
+/// `ragjudge args... --judge openai:test-model` against the test server at `base_url`, without an
+/// API key.
+fn ragjudge_http(base_url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args(args)
+        .args(["--judge", "openai:test-model"])
+        .env("OPENAI_BASE_URL", base_url)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("run ragjudge")
+}
+
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
@@ -260,14 +272,9 @@ fn ask_an_http_judge_through_the_call_cache() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache.sqlite");
     let run = |extra: &[&str]| {
-        let mut args = vec!["ask", "--judge", "openai:test-model", "--cache", cache.to_str().unwrap(), "--json"];
+        let mut args = vec!["ask", "--cache", cache.to_str().unwrap(), "--json"];
         args.extend_from_slice(extra);
-        Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-            .args(&args)
-            .env("OPENAI_BASE_URL", server.base_url())
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
+        ragjudge_http(&server.base_url(), &args)
     };
     let o = run(&["Capital of France?"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -379,14 +386,10 @@ fn compare_runs_a_dice_match_against_an_http_judge_and_resumes_from_the_cache() 
     let out = dir.path().join("match");
     let cache = dir.path().join("cache.sqlite");
     let run = || {
-        Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-            .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--judge", "openai:test-model"])
-            .args(["--output", out.to_str().unwrap(), "--cache", cache.to_str().unwrap()])
-            .args(["--limit", "3", "--no-swap", "--json"])
-            .env("OPENAI_BASE_URL", server.base_url())
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
+        let (a, b, out, cache) =
+            (a.to_str().unwrap(), b.to_str().unwrap(), out.to_str().unwrap(), cache.to_str().unwrap());
+        let args = ["compare", a, b, "--output", out, "--cache", cache, "--limit", "3", "--no-swap", "--json"];
+        ragjudge_http(&server.base_url(), &args)
     };
     let o = run();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -423,14 +426,11 @@ fn tournament_ranks_the_example_systems_and_resumes_from_the_cache() {
     let out = dir.path().join("t");
     let cache = dir.path().join("cache.sqlite");
     let run = |format: &str| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragjudge"));
-        cmd.arg("tournament").args(&runs);
-        cmd.args(["--judge", "openai:test-model", "--format", format, "--output", out.to_str().unwrap()])
-            .args(["--cache", cache.to_str().unwrap(), "--limit", "2", "--no-swap", "--no-reasoning", "--json"])
-            .env("OPENAI_BASE_URL", server.base_url())
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
+        let mut args: Vec<&str> = vec!["tournament"];
+        args.extend(runs.iter().map(String::as_str));
+        args.extend(["--format", format, "--output", out.to_str().unwrap(), "--cache", cache.to_str().unwrap()]);
+        args.extend(["--limit", "2", "--no-swap", "--no-reasoning", "--json"]);
+        ragjudge_http(&server.base_url(), &args)
     };
     let o = run("round-robin");
     assert!(o.status.success(), "{}", stderr(&o));
@@ -466,23 +466,20 @@ fn baseline_places_a_system_among_three_tiers() {
     let run = |s: &str| root.join(format!("examples/runs/{s}.jsonl")).display().to_string();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("b");
-    let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-        .args([
-            "baseline",
-            &run("partial"),
-            "--high",
-            &run("oracle"),
-            "--medium",
-            &run("abstain"),
-            "--low",
-            &run("wrong"),
-        ])
-        .args(["--judge", "openai:test-model", "--output", out.to_str().unwrap(), "--no-cache"])
-        .args(["--limit", "2", "--no-swap", "--no-reasoning", "--json"])
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let (target, high, medium, low) = (run("partial"), run("oracle"), run("abstain"), run("wrong"));
+    let args = ["baseline", &target, "--high", &high, "--medium", &medium, "--low", &low];
+    let mut args = args.to_vec();
+    args.extend([
+        "--output",
+        out.to_str().unwrap(),
+        "--no-cache",
+        "--limit",
+        "2",
+        "--no-swap",
+        "--no-reasoning",
+        "--json",
+    ]);
+    let o = ragjudge_http(&server.base_url(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     // A round robin among target + 3 tiers: 6 matches x 2 questions, one call each.
@@ -573,14 +570,10 @@ fn baseline_places_the_target_by_content_with_a_content_following_judge() {
     };
     let (target, high, medium, low) = (run("t", 8), run("h", 12), run("m", 4), run("l", 0));
     let out = dir.path().join("b");
-    let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-        .args(["baseline", &target, "--high", &high, "--medium", &medium, "--low", &low])
-        .args(["--judge", "openai:test-model", "--output", out.to_str().unwrap(), "--no-cache"])
-        .args(["--no-reasoning", "--hard-labels", "--json"])
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let args = ["baseline", &target, "--high", &high, "--medium", &medium, "--low", &low];
+    let mut args = args.to_vec();
+    args.extend(["--output", out.to_str().unwrap(), "--no-cache", "--no-reasoning", "--hard-labels", "--json"]);
+    let o = ragjudge_http(&server.base_url(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     // 6 matches x 5 questions x 2 orders.
@@ -609,15 +602,11 @@ fn dry_run_counts_calls_without_calling_and_counts_cached_calls_as_free() {
     let cache = dir.path().join("cache.sqlite");
     let out = dir.path().join("c");
     let compare = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-            .args(["compare", &run("oracle"), &run("wrong")])
-            .args(["--judge", "openai:test-model", "--output", out.to_str().unwrap()])
-            .args(["--cache", cache.to_str().unwrap(), "--limit", "3", "--no-reasoning", "--json"])
-            .args(extra)
-            .env("OPENAI_BASE_URL", server.base_url())
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
+        let (a, b) = (run("oracle"), run("wrong"));
+        let mut args = vec!["compare", &a, &b, "--output", out.to_str().unwrap(), "--cache", cache.to_str().unwrap()];
+        args.extend(["--limit", "3", "--no-reasoning", "--json"]);
+        args.extend_from_slice(extra);
+        ragjudge_http(&server.base_url(), &args)
     };
     let o = compare(&["--dry-run"]);
     assert!(o.status.success(), "{}", stderr(&o));

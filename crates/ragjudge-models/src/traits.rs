@@ -190,6 +190,18 @@ pub trait Judge: Send + Sync {
 /// Forwards a model trait through a smart pointer, so `Box<dyn T>` and `Arc<dyn T>` are models too.
 macro_rules! forward_through {
     ($($ptr:ident)::+) => {
+        impl<T: TokenEmbedder + ?Sized> TokenEmbedder for std::$($ptr)::+<T> {
+            fn identity(&self) -> String {
+                (**self).identity()
+            }
+            fn dim(&self) -> usize {
+                (**self).dim()
+            }
+            fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
+                (**self).embed_tokens(texts)
+            }
+        }
+
         impl<T: Embedder + ?Sized> Embedder for std::$($ptr)::+<T> {
             fn identity(&self) -> String {
                 (**self).identity()
@@ -276,26 +288,3 @@ pub trait TokenEmbedder: Send + Sync {
     fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError>;
 }
 
-impl<T: TokenEmbedder + ?Sized> TokenEmbedder for Box<T> {
-    fn identity(&self) -> String {
-        (**self).identity()
-    }
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
-        (**self).embed_tokens(texts)
-    }
-}
-
-impl<T: TokenEmbedder + ?Sized> TokenEmbedder for std::sync::Arc<T> {
-    fn identity(&self) -> String {
-        (**self).identity()
-    }
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError> {
-        (**self).embed_tokens(texts)
-    }
-}

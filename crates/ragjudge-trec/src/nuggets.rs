@@ -21,6 +21,7 @@ use crate::parse::{parse_labels, parse_string_list, py_list_repr};
 use crate::prompts;
 use ragjudge_models::{Judge, Prompt};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Importance labels.
 pub const IMPORTANCE: [&str; 2] = ["vital", "okay"];
@@ -147,6 +148,42 @@ pub struct NuggetEval {
 const CREATE_TOKENS: u32 = 1024;
 const LABEL_TOKENS: u32 = 256;
 
+/// Labels `nuggets` in batches of `batch`, one prompt per batch (`text` gets the batch as a Python
+/// list literal and its length), answers constrained by `schema` and parsed as the `key` list of
+/// `allowed` labels. The labels in nugget order, or `None` when a batch stayed invalid (each
+/// recorded in `invalid` under the step `nugget_KEY`, item `batch N`).
+fn label_batches(
+    judge: &dyn Judge,
+    call: &CallOptions,
+    nuggets: &[String],
+    batch: usize,
+    text: impl Fn(&str, &str) -> String,
+    (schema, key, allowed): (Value, &str, &[&str]),
+    invalid: &mut Vec<Invalid>,
+) -> Option<Vec<String>> {
+    let chunks: Vec<&[String]> = nuggets.chunks(batch).collect();
+    let requests: Vec<Request> = chunks
+        .iter()
+        .map(|c| Request {
+            prompt: Prompt::chat(prompts::SYSTEM, text(&py_list_repr(c), &c.len().to_string())),
+            max_tokens: LABEL_TOKENS,
+            schema: schema.clone(),
+        })
+        .collect();
+    let answers = ask_all(judge, &requests, call, |i, t| parse_labels(t, key, allowed, chunks[i].len()));
+    let step = format!("nugget_{key}");
+    let mut labels = Vec::with_capacity(nuggets.len());
+    let mut complete = true;
+    for (i, a) in answers.into_iter().enumerate() {
+        invalid.extend(a.invalid(&step, format!("batch {}", i + 1)));
+        match a.value {
+            Some(l) => labels.extend(l),
+            None => complete = false,
+        }
+    }
+    complete.then_some(labels)
+}
+
 /// Runs the AutoNuggetizer on one record: `passages` are (text, UMBRELA grade) in rank order.
 pub fn evaluate(
     judge: &dyn Judge,
@@ -209,38 +246,22 @@ pub fn evaluate(
 
     // 2. Importance, in batches.
     let batch = opts.batch.max(1);
-    let chunks: Vec<&[String]> = nuggets.chunks(batch).collect();
-    let requests: Vec<Request> = chunks
-        .iter()
-        .map(|c| {
-            let len = c.len().to_string();
-            let list = py_list_repr(c);
-            let text = prompts::fill(
-                prompts::NUGGET_IMPORTANCE,
-                &[("query", query), ("len_nuggets", &len), ("nuggets", &list)],
-            );
-            Request {
-                prompt: Prompt::chat(prompts::SYSTEM, text),
-                max_tokens: LABEL_TOKENS,
-                schema: prompts::importance_schema(),
-            }
-        })
-        .collect();
-    let answers = ask_all(judge, &requests, call, |i, t| parse_labels(t, "importance", &IMPORTANCE, chunks[i].len()));
-    let mut labels = Vec::with_capacity(nuggets.len());
-    let mut failed = false;
-    for (i, a) in answers.into_iter().enumerate() {
-        invalid.extend(a.invalid("nugget_importance", format!("batch {}", i + 1)));
-        match a.value {
-            Some(l) => labels.extend(l),
-            None => failed = true,
-        }
-    }
-    if failed {
+    let importance = label_batches(
+        judge,
+        call,
+        &nuggets,
+        batch,
+        |list, len| {
+            prompts::fill(prompts::NUGGET_IMPORTANCE, &[("query", query), ("len_nuggets", len), ("nuggets", list)])
+        },
+        (prompts::importance_schema(), "importance", &IMPORTANCE),
+        invalid,
+    );
+    let Some(labels) = importance else {
         eval.nuggets = nuggets;
         eval.note = Some("importance labels are missing".into());
         return eval;
-    }
+    };
     let mut pairs: Vec<(String, String)> = nuggets.into_iter().zip(labels).collect();
     pairs.sort_by_key(|(_, l)| l == "okay");
     pairs.truncate(opts.keep);
@@ -254,36 +275,24 @@ pub fn evaluate(
         eval.note = Some("the answer is empty".into());
         return eval;
     }
-    let chunks: Vec<&[String]> = eval.nuggets.chunks(batch).collect();
-    let requests: Vec<Request> = chunks
-        .iter()
-        .map(|c| {
-            let len = c.len().to_string();
-            let list = py_list_repr(c);
-            let text = prompts::fill(
+    let assignment = label_batches(
+        judge,
+        call,
+        &eval.nuggets,
+        batch,
+        |list, len| {
+            prompts::fill(
                 prompts::NUGGET_ASSIGNMENT,
-                &[("query", query), ("len_nuggets", &len), ("nuggets", &list), ("generated_passage", &passage)],
-            );
-            Request {
-                prompt: Prompt::chat(prompts::SYSTEM, text),
-                max_tokens: LABEL_TOKENS,
-                schema: prompts::assignment_schema(),
-            }
-        })
-        .collect();
-    let answers = ask_all(judge, &requests, call, |i, t| parse_labels(t, "assignment", &ASSIGNMENT, chunks[i].len()));
-    let mut assignments = Vec::with_capacity(eval.nuggets.len());
-    for (i, a) in answers.into_iter().enumerate() {
-        invalid.extend(a.invalid("nugget_assignment", format!("batch {}", i + 1)));
-        match a.value {
-            Some(l) => assignments.extend(l),
-            None => failed = true,
-        }
-    }
-    if failed {
+                &[("query", query), ("len_nuggets", len), ("nuggets", list), ("generated_passage", &passage)],
+            )
+        },
+        (prompts::assignment_schema(), "assignment", &ASSIGNMENT),
+        invalid,
+    );
+    let Some(assignments) = assignment else {
         eval.note = Some("assignment labels are missing".into());
         return eval;
-    }
+    };
     eval.assignment_scores = assignments.iter().map(|a| assignment_score(a).unwrap_or(0.0)).collect();
     eval.scores = nugget_scores(&eval.labels, &assignments, opts.ore_denominators);
     eval.mean_assignment = eval.scores.all;

@@ -140,11 +140,45 @@ pub fn max_abs_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
 /// The all-MiniLM-L6-v2 directory: `$RAGJUDGE_MINILM_DIR`, else the installed `minilm` model,
 /// pulled into `$RAGJUDGE_HOME/models` on first use (as `ragjudge models pull minilm` does).
 pub fn minilm_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("RAGJUDGE_MINILM_DIR") {
-        return PathBuf::from(d);
-    }
-    match ragjudge_models::ensure("minilm") {
-        Ok(m) => m.dir,
-        Err(e) => panic!("cannot install the MiniLM model: {e}"),
-    }
+    let dir = match std::env::var_os("RAGJUDGE_MINILM_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => match ragjudge_models::ensure("minilm") {
+            Ok(m) => m.dir,
+            Err(e) => panic!("cannot install the MiniLM model: {e}"),
+        },
+    };
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "MiniLM model not found at {}: run `ragjudge models pull minilm` (or set RAGJUDGE_MINILM_DIR)",
+        dir.display()
+    );
+    dir
+}
+
+/// sentence-transformers' MiniLM sentence embeddings, `tests/fixtures/minilm_embeddings.json`
+/// (written by `tests/fixtures/make_minilm_fixture.py`; library versions in `generator`).
+#[derive(serde::Deserialize)]
+pub struct MinilmFixture {
+    pub generator: String,
+    pub max_seq_length: usize,
+    pub sentences: Vec<String>,
+    pub token_counts: Vec<usize>,
+    pub embeddings: Vec<Vec<f32>>,
+}
+
+/// Reads [`MinilmFixture`] (at least 50 sentences).
+pub fn minilm_fixture() -> MinilmFixture {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minilm_embeddings.json");
+    let fx: MinilmFixture = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(fx.sentences.len() >= 50);
+    fx
+}
+
+/// Cosine of two vectors of equal length, computed in f64.
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let dot: f64 = a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum();
+    let na: f64 = a.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+    dot / (na * nb)
 }
