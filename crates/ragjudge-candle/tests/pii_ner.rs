@@ -15,7 +15,7 @@ use ragjudge_candle::{BertTokenClassifier, EncoderOptions};
 use ragjudge_models::TokenClassifier;
 
 fn pii_dir() -> PathBuf {
-    match ragjudge_models::ensure("pii-ner") {
+    match ragjudge_store::ensure("pii-ner") {
         Ok(m) => m.dir,
         Err(e) => panic!("cannot install the pii-ner model: {e}"),
     }

@@ -3,13 +3,14 @@
 
 use crate::args::{JudgeArgs, Precision};
 use anyhow::{bail, Result};
-use ragjudge_models::{CallCache, CrossEncoder, Embedder, Judge, TokenClassifier, TokenEmbedder};
+use ragjudge_models::{CrossEncoder, Embedder, Judge, TokenClassifier, TokenEmbedder};
+use ragjudge_store::CallCache;
 use std::sync::Arc;
 
 /// Resolves a model name or path, pulling a manifest model on first use.
 #[cfg(any(feature = "candle", feature = "llama"))]
-fn resolve(spec: &str) -> Result<ragjudge_models::ResolvedModel> {
-    use ragjudge_models::{ModelStore, PullOptions};
+fn resolve(spec: &str) -> Result<ragjudge_store::ResolvedModel> {
+    use ragjudge_store::{ModelStore, PullOptions};
     let report = PullOptions::default().with_progress(|m| eprintln!("{m}"));
     Ok(ModelStore::default().ensure(spec, &report)?)
 }
@@ -128,10 +129,10 @@ pub fn judge_or_dry_run(args: &JudgeArgs, dry_run: bool) -> Result<Box<dyn Judge
         _ => local_judge(model, args)?,
     };
     Ok(if dry_run {
-        let stand_in = ragjudge_models::DryRunJudge::new(inner.identity());
-        Box::new(ragjudge_models::CachedJudge::new(stand_in, cache).read_only())
+        let stand_in = ragjudge_store::DryRunJudge::new(inner.identity());
+        Box::new(ragjudge_store::CachedJudge::new(stand_in, cache).read_only())
     } else {
-        Box::new(ragjudge_models::CachedJudge::new(inner, cache))
+        Box::new(ragjudge_store::CachedJudge::new(inner, cache))
     })
 }
 

@@ -11,6 +11,6 @@ pub mod record;
 pub mod text;
 
 pub use error::InputError;
-pub use metric::{Metric, MetricOutput};
+pub use metric::{Metric, MetricError, MetricOutput};
 pub use read::{Format, ReadOptions, RecordReader};
 pub use record::{Context, Record, Turn};

@@ -3,6 +3,33 @@
 use crate::record::Record;
 use serde_json::Value;
 
+/// Why a metric could not score one record. The record's columns stay empty, the reason goes
+/// to its `error` cell, the failure is counted, and the run goes on.
+///
+/// `Display` is the reason alone (one line), so that output files read the same whatever the kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricError {
+    /// A model call failed after its retries.
+    #[error("{0}")]
+    Model(String),
+    /// A model answered, but its output stayed unusable after the retries.
+    #[error("{0}")]
+    Output(String),
+    /// The record lacks something the metric needs, or holds something it cannot use.
+    #[error("{0}")]
+    Record(String),
+    /// The metric broke its own contract (wrong number of values, a non-finite value).
+    #[error("{0}")]
+    Contract(String),
+}
+
+impl From<serde_json::Error> for MetricError {
+    /// Evidence that cannot be serialised is a broken contract of the metric.
+    fn from(e: serde_json::Error) -> Self {
+        MetricError::Contract(e.to_string())
+    }
+}
+
 /// What a metric computed for one record.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MetricOutput {
@@ -22,9 +49,9 @@ pub trait Metric: Send + Sync {
     /// Output column names, lower case (e.g. `rouge1_f`, `precision@5`).
     fn columns(&self) -> Vec<String>;
     /// Scores one record. An `Err` is a failure on this record only: it is recorded and counted.
-    fn score(&self, record: &Record) -> Result<MetricOutput, String>;
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError>;
     /// Scores many records; the default scores them one by one.
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         records.iter().map(|r| self.score(r)).collect()
     }
 }

@@ -22,3 +22,12 @@ pub enum HcatError {
     #[error("{0}")]
     Model(String),
 }
+
+impl From<HcatError> for ragjudge_core::MetricError {
+    fn from(e: HcatError) -> Self {
+        match e {
+            HcatError::Model(m) => ragjudge_core::MetricError::Model(m),
+            other => ragjudge_core::MetricError::Contract(other.to_string()),
+        }
+    }
+}

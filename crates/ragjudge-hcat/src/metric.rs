@@ -6,7 +6,7 @@ use crate::nli::{Entailment, NliSource, Premise};
 use crate::sentences::RecordSentences;
 use crate::similarity::{word_weights, Aggregates, MaxMatch, SimMatrix};
 use crate::wasserstein::{exact_uniform, mean_pairwise};
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_models::Embedder;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -140,11 +140,11 @@ impl Metric for HcatMetric {
         COLUMNS.iter().map(|c| c.to_string()).collect()
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
-        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err("no result".into()))
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
+        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         let split: Vec<RecordSentences> = records.iter().map(RecordSentences::of).collect();
         let mut index: HashMap<&str, usize> = HashMap::new();
         let mut texts: Vec<&str> = Vec::new();
@@ -161,9 +161,9 @@ impl Metric for HcatMetric {
                 Ok(v) if v.len() == texts.len() => v,
                 Ok(v) => {
                     let e = format!("embedder returned {} vectors for {} sentences", v.len(), texts.len());
-                    return vec![Err(e); records.len()];
+                    return vec![Err(MetricError::Model(e)); records.len()];
                 }
-                Err(e) => return vec![Err(format!("embedding failed: {e}")); records.len()],
+                Err(e) => return vec![Err(MetricError::Model(format!("embedding failed: {e}"))); records.len()],
             }
         };
         let lookup = |t: &str| -> &[f32] { &vectors[index[t]] };
@@ -179,19 +179,19 @@ fn score_record<'a>(
     vector: &dyn Fn(&str) -> &'a [f32],
     nli: Option<Vec<Result<Entailment, HcatError>>>,
     nli_kind: Option<&str>,
-) -> Result<MetricOutput, String> {
+) -> Result<MetricOutput, MetricError> {
     for t in s.all() {
         let v = vector(t);
         let norm: f64 = v.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
         if !(norm.is_finite() && norm > 0.0) {
-            return Err(format!("embedding of sentence {t:?} has zero or non-finite norm"));
+            return Err(MetricError::Model(format!("embedding of sentence {t:?} has zero or non-finite norm")));
         }
     }
     let context_texts = s.context_texts();
     let q: Vec<&[f32]> = s.query.iter().map(|t| vector(t)).collect();
     let c: Vec<&[f32]> = context_texts.iter().map(|t| vector(t)).collect();
     let a: Vec<&[f32]> = s.answer.iter().map(|t| vector(t)).collect();
-    let err = |e: HcatError| e.to_string();
+    let err = MetricError::from;
     let qc = SimMatrix::new(&q, &c).map_err(err)?;
     let ac = SimMatrix::new(&a, &c).map_err(err)?;
     let aq = SimMatrix::new(&a, &q).map_err(err)?;
@@ -250,7 +250,7 @@ fn score_record<'a>(
         ragas_like,
     ];
     if values.iter().flatten().any(|v| !v.is_finite()) {
-        return Err("a score is not finite".into());
+        return Err(MetricError::Contract("a score is not finite".into()));
     }
 
     let mut detail = serde_json::Map::new();

@@ -210,8 +210,8 @@ fn batch_embeds_distinct_sentences_in_one_call_and_equals_single_scoring() {
 #[test]
 fn zero_vector_or_embedding_failure_is_an_error_not_nan() {
     let m = HcatMetric::new(embedder());
-    let err = m.score(&record(Q1, &["Nothing here."], A1)).unwrap_err();
+    let err = m.score(&record(Q1, &["Nothing here."], A1)).unwrap_err().to_string();
     assert!(err.contains("Nothing here."), "{err}");
-    let err = m.score(&record("An unknown sentence.", &[C1], A1)).unwrap_err();
+    let err = m.score(&record("An unknown sentence.", &[C1], A1)).unwrap_err().to_string();
     assert!(err.starts_with("embedding failed"), "{err}");
 }

@@ -4,7 +4,7 @@ mod fakes;
 
 use approx::assert_abs_diff_eq;
 use fakes::{FakeEmbedder, FakeJudge, FakeNli};
-use ragjudge_core::{Context, Metric, MetricOutput, Record};
+use ragjudge_core::{Context, Metric, MetricError, MetricOutput, Record};
 use ragjudge_hcat::nli::{distance_from_label_probs, distance_from_logits, entailment_index, sigmoid};
 use ragjudge_hcat::{HcatError, HcatMetric, NliSource, Premise, COLUMNS};
 use ragjudge_models::{LabelProbs, ProbSource};
@@ -157,7 +157,7 @@ fn nli_is_none_without_answer_or_context_and_batched_across_records() {
     // One model call for the batch's two usable records.
     assert_eq!(nli.calls.load(Ordering::SeqCst), 1);
     // (0, 1, 0): D = 1 - 0 = 1; (0, 0, 1): D = 0 - 1 = -1.
-    let mean = |o: &Result<MetricOutput, String>| col(o.as_ref().unwrap(), "hcat_nli_groundedness_mean");
+    let mean = |o: &Result<MetricOutput, MetricError>| col(o.as_ref().unwrap(), "hcat_nli_groundedness_mean");
     assert_abs_diff_eq!(mean(&out[0]).unwrap(), sigmoid(1.0), epsilon = 1e-7);
     assert_eq!(mean(&out[1]), None);
     assert_eq!(mean(&out[2]), None);
@@ -168,6 +168,6 @@ fn nli_is_none_without_answer_or_context_and_batched_across_records() {
 fn nli_failure_fails_the_record() {
     let nli = Arc::new(FakeNli::new(&[]));
     let m = HcatMetric::new(embedder()).with_nli(NliSource::cross_encoder(nli).unwrap(), Premise::Joined);
-    let err = m.score(&record(&[P2], A1)).unwrap_err();
+    let err = m.score(&record(&[P2], A1)).unwrap_err().to_string();
     assert!(err.starts_with("NLI model:"), "{err}");
 }

@@ -8,7 +8,7 @@ use crate::bleu::sentence_bleu;
 use crate::chrf::sentence_chrf;
 use crate::rouge::{PrfScore, RougeScorer};
 use crate::squad::{exact_match, token_f1};
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 
 /// Column names, in output order.
 pub const COLUMNS: [&str; 13] = [
@@ -74,7 +74,7 @@ impl Metric for LexicalMetric {
         COLUMNS.iter().map(|c| c.to_string()).collect()
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         let values = match &record.reference {
             Some(reference) => self.values(&record.answer, reference).map(Some).to_vec(),
             None => vec![None; COLUMNS.len()],

@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::{Deserialize, Serialize};
 
 use crate::rake::{rake, words, RakeOptions};
@@ -277,12 +277,12 @@ impl Metric for CiuMetric {
         vec!["ciu".to_string()]
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         let r = ciu_record(record, &self.opts);
         if !r.value.is_finite() {
-            return Err(format!("ciu is not finite ({}); check c_char", r.value));
+            return Err(MetricError::Contract(format!("ciu is not finite ({}); check c_char", r.value)));
         }
-        let detail = serde_json::to_value(&r.detail).map_err(|e| e.to_string())?;
+        let detail = serde_json::to_value(&r.detail)?;
         Ok(MetricOutput { values: vec![Some(r.value)], detail: Some(detail) })
     }
 }

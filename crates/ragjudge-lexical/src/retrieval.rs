@@ -21,7 +21,7 @@
 //! [`ShortList::PadNonRelevant`] the list is treated as padded with non-relevant passages
 //! (TREC convention: `Precision@K = hits / K`).
 
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::{Deserialize, Serialize};
 
 /// How the @K metrics treat a list shorter than K.
@@ -226,7 +226,7 @@ impl Metric for RetrievalMetric {
         c
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         let grades: Vec<Option<f64>> = record.contexts.iter().map(|c| c.relevance).collect();
         let s = retrieval_scores(&grades, &self.ks, &self.opts);
         let values = if s.judged == 0 {
@@ -239,7 +239,7 @@ impl Metric for RetrievalMetric {
             v.push(s.mrr);
             v
         };
-        let detail = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+        let detail = serde_json::to_value(&s)?;
         Ok(MetricOutput { values, detail: Some(detail) })
     }
 }

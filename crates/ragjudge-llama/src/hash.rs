@@ -30,7 +30,7 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
 }
 
 /// Streams the file through sha256; lowercase hex (shared with `ragjudge models verify`).
-pub use ragjudge_models::pull::sha256_file;
+pub use ragjudge_models::hash::sha256_file;
 
 fn read_sidecar(path: &Path, want: Stamp) -> Option<String> {
     let text = fs::read_to_string(sidecar_path(path)).ok()?;

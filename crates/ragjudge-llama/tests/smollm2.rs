@@ -11,7 +11,7 @@ fn model_path() -> PathBuf {
     if let Some(p) = std::env::var_os("RAGJUDGE_SMOLLM2") {
         return PathBuf::from(p);
     }
-    match ragjudge_models::ensure("smollm2-135m") {
+    match ragjudge_store::ensure("smollm2-135m") {
         Ok(m) => m.main_file().to_path_buf(),
         Err(e) => panic!("cannot install the SmolLM2 model: {e}"),
     }

@@ -4,7 +4,8 @@
 //! Usage: `cached_batch BASE_URL CACHE_FILE [N]` (N defaults to 40). Prompt `i` asks
 //! `prompt i`; each finished call is printed as `done i A=<p>`. Exits non-zero on the first error.
 
-use ragjudge_models::{CachedJudge, CallCache, Judge, Prompt};
+use ragjudge_models::{Judge, Prompt};
+use ragjudge_store::{CachedJudge, CallCache};
 use ragjudge_openai::{OpenAiConfig, OpenAiJudge};
 use std::time::Duration;
 

@@ -17,7 +17,7 @@ use crate::leakage;
 use crate::pii::{Finding, PiiType, Validation};
 use crate::scan::PiiScanner;
 use crate::toxicity;
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_models::{Judge, TokenClassifier};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -74,7 +74,7 @@ impl SafetyMetric {
         answer: Vec<Finding>,
         query: Option<Vec<Finding>>,
         tox: Option<Result<toxicity::Toxicity, String>>,
-    ) -> Result<MetricOutput, String> {
+    ) -> Result<MetricOutput, MetricError> {
         let region = self.opts.scanner.patterns.phone_region;
         let contexts: Vec<&str> = record.contexts.iter().map(|c| c.text.as_str()).collect();
         let per_context: Vec<Vec<Finding>> = contexts.iter().map(|c| self.opts.scanner.scan(c, Vec::new())).collect();
@@ -119,7 +119,7 @@ impl SafetyMetric {
                     values.push(Some(t.p_toxic));
                     detail["toxicity"] = t.to_json();
                 }
-                Some(Err(e)) => return Err(e),
+                Some(Err(e)) => return Err(MetricError::Model(e)),
                 None => values.push(None),
             }
         }
@@ -152,11 +152,11 @@ impl Metric for SafetyMetric {
         c
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
-        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err("no output".into()))
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
+        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err(MetricError::Contract("no output".into())))
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         let scanner = &self.opts.scanner;
         // NER over answers (and queries), one model call for the batch.
         let mut texts: Vec<&str> = records.iter().map(|r| r.answer.as_str()).collect();
@@ -166,7 +166,7 @@ impl Metric for SafetyMetric {
         let mut ner: Vec<Vec<Finding>> = match &self.opts.ner {
             Some(model) => match scanner.ner_findings(model.as_ref(), &texts) {
                 Ok(f) => f,
-                Err(e) => return records.iter().map(|_| Err(format!("PII model: {e}"))).collect(),
+                Err(e) => return records.iter().map(|_| Err(MetricError::Model(format!("PII model: {e}")))).collect(),
             },
             None => vec![Vec::new(); texts.len()],
         };

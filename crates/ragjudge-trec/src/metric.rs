@@ -5,7 +5,7 @@ use crate::citations::{self, CitationEval};
 use crate::judging::{CallOptions, Invalid};
 use crate::nuggets::{self, NuggetEval, NuggetOptions};
 use crate::umbrela::{self, UmbrelaScores};
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_models::Judge;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -201,19 +201,19 @@ impl Metric for TrecMetric {
         columns(&self.opts)
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         let mut out = self.score_batch(std::slice::from_ref(record));
-        out.pop().unwrap_or_else(|| Err("no output".into()))
+        out.pop().unwrap_or_else(|| Err(MetricError::Contract("no output".into())))
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         let details: Vec<Result<TrecDetail, String>> =
             records.iter().map(|r| evaluate(self.judge.as_ref(), r, &self.opts)).collect();
         details
             .into_iter()
             .map(|d| {
-                let d = d?;
-                let detail = serde_json::to_value(&d).map_err(|e| e.to_string())?;
+                let d = d.map_err(MetricError::Model)?;
+                let detail = serde_json::to_value(&d)?;
                 Ok(MetricOutput { values: values(&d, &self.opts), detail: Some(detail) })
             })
             .collect()

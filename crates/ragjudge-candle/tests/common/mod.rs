@@ -142,7 +142,7 @@ pub fn max_abs_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
 pub fn minilm_dir() -> PathBuf {
     let dir = match std::env::var_os("RAGJUDGE_MINILM_DIR") {
         Some(d) => PathBuf::from(d),
-        None => match ragjudge_models::ensure("minilm") {
+        None => match ragjudge_store::ensure("minilm") {
             Ok(m) => m.dir,
             Err(e) => panic!("cannot install the MiniLM model: {e}"),
         },

@@ -3,7 +3,7 @@
 use crate::args::{ModelsAction, ModelsArgs};
 use crate::progress::Progress;
 use anyhow::{bail, Result};
-use ragjudge_models::{ModelEntry, ModelStore, PullOptions};
+use ragjudge_store::{ModelEntry, ModelStore, PullOptions};
 use std::sync::Arc;
 
 /// Runs `ragjudge models`.

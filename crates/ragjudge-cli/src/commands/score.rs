@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use crate::registry;
 use crate::summary::{render_table, Summarizer};
 use anyhow::{bail, Context as _, Result};
-use ragjudge_core::{Format, Metric, MetricOutput, ReadOptions, Record, RecordReader};
+use ragjudge_core::{Format, Metric, MetricError, MetricOutput, ReadOptions, Record, RecordReader};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -124,7 +124,7 @@ fn score_batch(
     }
     let chunk = batch.len().div_ceil(pool.current_num_threads().max(1) * 4).max(1);
     // outputs[m][r]: metric m on record r.
-    let outputs: Vec<Vec<Result<MetricOutput, String>>> = pool.install(|| {
+    let outputs: Vec<Vec<Result<MetricOutput, MetricError>>> = pool.install(|| {
         metrics.iter().map(|m| batch.par_chunks(chunk).flat_map_iter(|c| m.score_batch(c)).collect()).collect()
     });
     let widths: Vec<usize> = metrics.iter().map(|m| m.columns().len()).collect();
@@ -138,7 +138,7 @@ fn score_batch(
                 // Never pass a NaN or infinity on silently: the record counts as failed.
                 Ok(o) if o.values.iter().flatten().any(|x| !x.is_finite()) => Err("non-finite value".to_string()),
                 Ok(o) => Ok(o),
-                Err(e) => Err(e.clone()),
+                Err(e) => Err(e.to_string()),
             };
             match checked {
                 Ok(o) => {
@@ -185,9 +185,9 @@ mod tests {
         fn columns(&self) -> Vec<String> {
             vec!["flaky".into()]
         }
-        fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+        fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
             match record.id.as_str() {
-                "bad" => Err("model call failed".into()),
+                "bad" => Err(MetricError::Model("model call failed".into())),
                 "nan" => Ok(MetricOutput { values: vec![Some(f64::NAN)], detail: None }),
                 _ => Ok(MetricOutput { values: vec![Some(1.0)], detail: None }),
             }

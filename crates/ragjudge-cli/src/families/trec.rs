@@ -7,7 +7,7 @@ use crate::args::ScoreArgs;
 use crate::model_set::ModelSet;
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Args, ValueEnum};
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_trec::answer::{
     ConsistencyAccumulator, ConsistencyOptions, ConsistencyReport, EntailmentModel, FactualCorrectnessScorer,
     GoldenAnswerMetric, HallucinationMetric, HallucinationOptions, NoAnswerMetric, SemanticSimilarity,
@@ -206,11 +206,11 @@ impl<M: Metric> Metric for Generation<M> {
         self.0.columns().into_iter().map(|c| format!("{GENERATION}{c}")).collect()
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         self.0.score(record)
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         self.0.score_batch(records)
     }
 }

@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_models::{Embedder, GenParams, Judge, Prompt};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -238,17 +238,17 @@ impl Metric for GoldenAnswerMetric {
             .to_vec()
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         let Some(reference) = record.reference.as_deref().filter(|r| !r.trim().is_empty()) else {
             return Ok(MetricOutput { values: vec![None; 4], detail: None });
         };
         let mut values = vec![None; 4];
         let mut detail = serde_json::Map::new();
         if let Some(s) = &self.similarity {
-            values[0] = s.similarities(&[(&record.answer, reference)])?.pop();
+            values[0] = s.similarities(&[(&record.answer, reference)]).map_err(MetricError::Model)?.pop();
         }
         if let Some(f) = &self.factual {
-            let fc = f.score(&record.answer, reference)?;
+            let fc = f.score(&record.answer, reference).map_err(MetricError::Model)?;
             values[1] = Some(fc.precision);
             values[2] = Some(fc.recall);
             values[3] = Some(fc.f1);
@@ -257,7 +257,7 @@ impl Metric for GoldenAnswerMetric {
         Ok(MetricOutput { values, detail: (!detail.is_empty()).then_some(Value::Object(detail)) })
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         // Batch the embeddings; claim extraction stays per record.
         let Some(sim) = &self.similarity else {
             return records.iter().map(|r| self.score(r)).collect();
@@ -274,7 +274,13 @@ impl Metric for GoldenAnswerMetric {
             .map(|r| {
                 let mut out = without_sim.score(r)?;
                 if r.reference.as_deref().is_some_and(|x| !x.trim().is_empty()) {
-                    out.values[0] = Some(*sims.as_ref().map_err(Clone::clone)?.get(k).ok_or("missing similarity")?);
+                    out.values[0] = Some(
+                        *sims
+                            .as_ref()
+                            .map_err(|e| MetricError::Model(e.clone()))?
+                            .get(k)
+                            .ok_or_else(|| MetricError::Contract("missing similarity".into()))?,
+                    );
                     k += 1;
                 }
                 Ok(out)

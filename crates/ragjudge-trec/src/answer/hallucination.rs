@@ -10,7 +10,7 @@
 //! least-supported sentences. [`SentenceAggregate::WholeAnswer`] reproduces the single-pair form.
 
 use ragjudge_core::text::split_sentences;
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::Serialize;
 use serde_json::json;
 
@@ -171,14 +171,14 @@ impl HallucinationMetric {
     }
 }
 
-fn to_output(r: Result<HallucinationScore, String>) -> Result<MetricOutput, String> {
+fn to_output(r: Result<HallucinationScore, String>) -> Result<MetricOutput, MetricError> {
     match r {
         Ok(s) => Ok(MetricOutput { values: vec![Some(s.score)], detail: serde_json::to_value(&s).ok() }),
         // Nothing to check (no passages, empty answer): not applicable rather than a failure.
         Err(e) if e == "empty answer" || e.starts_with("no passage") => {
             Ok(MetricOutput { values: vec![None], detail: Some(json!({ "hallucination": e })) })
         }
-        Err(e) => Err(e),
+        Err(e) => Err(MetricError::Model(e)),
     }
 }
 
@@ -191,11 +191,11 @@ impl Metric for HallucinationMetric {
         vec!["hallucination_score".to_string()]
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
         to_output(self.score_one(record))
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         self.score_many(records).into_iter().map(to_output).collect()
     }
 }

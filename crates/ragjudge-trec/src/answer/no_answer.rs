@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use ragjudge_core::text::split_sentences;
-use ragjudge_core::{Metric, MetricOutput, Record};
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_models::{Judge, Prompt};
 use serde::Serialize;
 
@@ -303,8 +303,8 @@ impl NoAnswerMetric {
     }
 }
 
-fn to_output(r: Result<AnswerAttempt, String>) -> Result<MetricOutput, String> {
-    let a = r?;
+fn to_output(r: Result<AnswerAttempt, String>) -> Result<MetricOutput, MetricError> {
+    let a = r.map_err(MetricError::Model)?;
     Ok(MetricOutput {
         values: vec![Some(if a.answered { 1.0 } else { 0.0 }), a.prob_answered],
         detail: serde_json::to_value(&a).ok(),
@@ -320,11 +320,11 @@ impl Metric for NoAnswerMetric {
         vec!["answered".to_string(), "answered_prob".to_string()]
     }
 
-    fn score(&self, record: &Record) -> Result<MetricOutput, String> {
-        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err("no result".to_string()))
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
+        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
     }
 
-    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, String>> {
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
         self.attempts(records).into_iter().map(to_output).collect()
     }
 }

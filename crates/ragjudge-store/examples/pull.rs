@@ -1,8 +1,8 @@
 //! Pulls built-in models into `$RAGJUDGE_HOME/models` and verifies them, printing timings.
 //!
-//! `cargo run -p ragjudge-models --example pull -- minilm smollm2-135m`
+//! `cargo run -p ragjudge-store --example pull -- minilm smollm2-135m`
 
-use ragjudge_models::{Manifest, ModelStore, PullOptions};
+use ragjudge_store::{Manifest, ModelStore, PullOptions};
 use std::time::Instant;
 
 fn main() {

@@ -1,9 +1,7 @@
 //! The SQLite call cache and the cached / dry-run judges.
 
-use ragjudge_models::{
-    cache_key, CachedJudge, CallCache, DryRunJudge, GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource,
-    Prompt, Usage,
-};
+use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource, Prompt, Usage};
+use ragjudge_store::{cache_key, CachedJudge, CallCache, DryRunJudge};
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -7,7 +7,7 @@
 //! at most the call it was making. `synchronous = NORMAL` keeps commits durable across process
 //! crashes (not necessarily across power loss, where the last commits may roll back).
 
-use crate::error::ModelError;
+use ragjudge_models::ModelError;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use serde_json::Value;

@@ -10,7 +10,7 @@
 //! (e.g. a quantised ONNX export) is converted into the file the loaders read (e.g.
 //! `model.safetensors`), whose sha256 is pinned too; the converted input is not kept.
 
-use crate::error::ModelError;
+use ragjudge_models::ModelError;
 use serde::{Deserialize, Serialize};
 
 const BUILTIN: &str = include_str!("../manifest.json");

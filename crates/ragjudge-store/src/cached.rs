@@ -2,8 +2,8 @@
 //! and estimates tokens without calling anything.
 
 use crate::cache::{cache_key, CallCache};
-use crate::error::ModelError;
-use crate::traits::{GenParams, Generation, Judge, LabelProbs, ProbSource, Prompt, Usage};
+use ragjudge_models::ModelError;
+use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ProbSource, Prompt, Usage};
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -3,8 +3,9 @@
 
 mod support;
 
-use ragjudge_models::pull::{sha256_file, InstalledRecord, INSTALLED_RECORD};
-use ragjudge_models::{Manifest, ModelEntry, ModelError, ModelStore, PullOptions};
+use ragjudge_store::pull::{sha256_file, InstalledRecord, INSTALLED_RECORD};
+use ragjudge_models::ModelError;
+use ragjudge_store::{Manifest, ModelEntry, ModelStore, PullOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -350,22 +351,22 @@ fn free_functions_use_ragjudge_home_and_pip_args_from_the_environment() {
     std::env::set_var("RAGJUDGE_HOME", &home);
     std::env::set_var("RAGJUDGE_PIP_ARGS", format!("--no-index   --find-links {}", fake.wheels.display()));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        assert_eq!(ragjudge_models::ragjudge_home(), home);
-        assert_eq!(ragjudge_models::models_dir(), home.join("models"));
-        let r = ragjudge_models::pull(&e, &PullOptions::default()).unwrap();
+        assert_eq!(ragjudge_store::ragjudge_home(), home);
+        assert_eq!(ragjudge_store::models_dir(), home.join("models"));
+        let r = ragjudge_store::pull(&e, &PullOptions::default()).unwrap();
         assert_eq!(r.dir, home.join("models").join("fake"));
-        assert_eq!(ragjudge_models::verify(&e).unwrap().files.len(), 2);
+        assert_eq!(ragjudge_store::verify(&e).unwrap().files.len(), 2);
         // The built-in manifest: nothing of it is installed in this home.
-        let listed = ragjudge_models::list();
+        let listed = ragjudge_store::list();
         assert_eq!(listed.len(), Manifest::builtin().models().len());
         assert!(listed.iter().all(|s| !s.installed && s.size_on_disk == 0));
         assert!(listed.iter().any(|s| s.name == "qwen2.5-1.5b" && s.optional));
-        assert_eq!(ragjudge_models::resolve("minilm").unwrap_err(), ModelError::NotInstalled { name: "minilm".into() });
-        assert_eq!(ragjudge_models::resolve("fake").unwrap_err(), ModelError::UnknownModel("fake".into()));
+        assert_eq!(ragjudge_store::resolve("minilm").unwrap_err(), ModelError::NotInstalled { name: "minilm".into() });
+        assert_eq!(ragjudge_store::resolve("fake").unwrap_err(), ModelError::UnknownModel("fake".into()));
     }));
     std::env::remove_var("RAGJUDGE_PIP_ARGS");
     std::env::set_var("RAGJUDGE_HOME", "");
-    let fallback = ragjudge_models::ragjudge_home();
+    let fallback = ragjudge_store::ragjudge_home();
     std::env::remove_var("RAGJUDGE_HOME");
     assert_ne!(fallback, PathBuf::from(""), "an empty RAGJUDGE_HOME is ignored");
     if let Err(p) = result {

