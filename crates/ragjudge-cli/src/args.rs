@@ -1,6 +1,8 @@
 //! Command-line arguments (clap definitions only; no logic).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ragjudge_core::{Format, ReadOptions};
+use ragjudge_eval::models::{CacheChoice, JudgeSettings};
 use std::path::PathBuf;
 
 /// Evaluate retrieval-augmented generation (RAG) systems.
@@ -16,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Score records with per-record metrics and summarise them per system.
-    Score(ScoreArgs),
+    Score(crate::commands::score::ScoreArgs),
     /// Correlate two numeric columns of a CSV or JSONL file (Pearson, Spearman, Kendall tau-b).
     Correlate(CorrelateArgs),
     /// Manage model weights: pull from package archives, list, verify hashes.
@@ -232,6 +234,15 @@ pub enum Precision {
     Bf16,
 }
 
+impl From<Precision> for ragjudge_eval::models::Precision {
+    fn from(p: Precision) -> Self {
+        match p {
+            Precision::F32 => ragjudge_eval::models::Precision::F32,
+            Precision::Bf16 => ragjudge_eval::models::Precision::Bf16,
+        }
+    }
+}
+
 /// `ragjudge similarity`.
 #[derive(Debug, Args)]
 pub struct SimilarityArgs {
@@ -250,9 +261,9 @@ pub struct SimilarityArgs {
     pub json: bool,
 }
 
-/// How to reach a judge model (shared by every judging command).
-#[derive(Debug, Args)]
-pub struct JudgeArgs {
+/// How to reach a judge model: what every command that may call a judge shares.
+#[derive(Debug, Clone, Args)]
+pub struct JudgeSpecArgs {
     /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
     /// The default, Qwen2.5-Coder-1.5B (1.1 GB, pulled on first use), is the smallest local model
     /// found to judge better than chance; `local:smollm2-135m` is fast but only fit for tests.
@@ -264,19 +275,51 @@ pub struct JudgeArgs {
     /// Do not read or write the call cache.
     #[arg(long)]
     pub no_cache: bool,
-    /// Inference threads of a local judge (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
     /// Concurrent requests to an HTTP judge.
     #[arg(long, default_value_t = 8)]
     pub concurrency: usize,
     /// Per-request timeout of an HTTP judge, in seconds.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
+}
+
+impl JudgeSpecArgs {
+    /// The engine's judge settings, with a local judge's inference threads.
+    pub fn settings(&self, threads: Option<usize>, hard_labels: bool) -> JudgeSettings {
+        JudgeSettings {
+            spec: self.judge.clone(),
+            cache: match (&self.cache, self.no_cache) {
+                (_, true) => CacheChoice::Disabled,
+                (Some(p), false) => CacheChoice::Path(p.clone()),
+                (None, false) => CacheChoice::Default,
+            },
+            threads,
+            concurrency: self.concurrency,
+            timeout: std::time::Duration::from_secs(self.timeout),
+            hard_labels,
+        }
+    }
+}
+
+/// How to reach a judge model and run it (every judging command).
+#[derive(Debug, Clone, Args)]
+pub struct JudgeArgs {
+    #[command(flatten)]
+    pub spec: JudgeSpecArgs,
+    /// Inference threads of a local judge (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// When an HTTP judge returns no log-probabilities, take its generated label as a hard
     /// verdict (probability 1; traces record the source `hard_label`) instead of failing.
     #[arg(long)]
     pub hard_labels: bool,
+}
+
+impl JudgeArgs {
+    /// The engine's judge settings.
+    pub fn settings(&self) -> JudgeSettings {
+        self.spec.settings(self.threads, self.hard_labels)
+    }
 }
 
 /// `ragjudge ask`.
@@ -300,12 +343,41 @@ pub struct AskArgs {
     pub json: bool,
 }
 
+/// An input layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// Decide from the file extension, then the CSV header or the first byte.
+    Auto,
+    /// One JSON object per line (our layout or RAGAS keys).
+    #[value(alias = "json", alias = "ndjson")]
+    Jsonl,
+    /// CSV with our column names.
+    Csv,
+    /// RAGAS CSV: `user_input, retrieved_contexts, response, reference`.
+    Ragas,
+    /// Open RAG Eval CSV: one row per passage.
+    #[value(name = "openrag", alias = "open-rag-eval", alias = "openrageval")]
+    OpenRag,
+}
+
+impl From<InputFormat> for Format {
+    fn from(f: InputFormat) -> Self {
+        match f {
+            InputFormat::Auto => Format::Auto,
+            InputFormat::Jsonl => Format::Jsonl,
+            InputFormat::Csv => Format::Csv,
+            InputFormat::Ragas => Format::Ragas,
+            InputFormat::OpenRag => Format::OpenRagEval,
+        }
+    }
+}
+
 /// Options shared by commands that read records.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Input layout: auto, jsonl, csv, ragas, openrag.
-    #[arg(long, default_value = "auto")]
-    pub format: String,
+    /// Input layout.
+    #[arg(long, value_enum, default_value = "auto", ignore_case = true)]
+    pub format: InputFormat,
     /// Report and skip malformed records instead of stopping at the first one.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -314,103 +386,15 @@ pub struct InputArgs {
     pub max_line_mib: usize,
 }
 
-/// `ragjudge score`.
-#[derive(Debug, Args)]
-pub struct ScoreArgs {
-    /// Record file(s): JSONL, CSV, RAGAS or Open RAG Eval CSV.
-    #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
-    pub inputs: Vec<PathBuf>,
-    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec.
-    #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
-    pub metrics: Vec<String>,
-    /// Per-record output: OUT.csv or OUT.jsonl (JSONL keeps each metric's evidence).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    #[command(flatten)]
-    pub input: InputArgs,
-    /// Cut-offs K for the retrieval metrics.
-    #[arg(long = "k", value_delimiter = ',', default_value = "1,3,5")]
-    pub ks: Vec<usize>,
-    /// Relevance grade from which a passage counts as relevant (UMBRELA scale 0-3).
-    #[arg(long, default_value_t = 2.0)]
-    pub relevance_threshold: f64,
-    /// Leave P@K, AP@K, recall@K and nDCG@K empty when fewer than K passages were retrieved
-    /// (Open RAG Eval's behaviour) instead of counting the missing ranks as non-relevant.
-    #[arg(long)]
-    pub skip_short_lists: bool,
-    /// Stem tokens with the Porter stemmer before ROUGE (as rouge-score's use_stemmer=True).
-    #[arg(long)]
-    pub rouge_stemmer: bool,
-    /// CIU reading cost per character, C_char (seed 004, eq. 3).
-    #[arg(long, default_value_t = 0.005)]
-    pub ciu_c_char: f64,
-    /// CIU ablation: no position discount (gamma = 1).
-    #[arg(long)]
-    pub ciu_no_position: bool,
-    /// CIU ablation: no frequency discount (freq = 1).
-    #[arg(long)]
-    pub ciu_no_frequency: bool,
-    /// CIU ablation: no effort term (E = 0).
-    #[arg(long)]
-    pub ciu_no_effort: bool,
-    /// Bootstrap replicates for the summary's confidence intervals.
-    #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
-    /// Seed of every random choice (bootstrap).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Print the summary as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub models: ScoreModelArgs,
-    #[command(flatten)]
-    pub hcat: crate::families::hcat::HcatArgs,
-    #[command(flatten)]
-    pub safety: crate::families::safety::SafetyArgs,
-    #[command(flatten)]
-    pub trec: crate::families::trec::TrecArgs,
-}
-
-/// The models of model-backed metrics (loaded only when a metric needs them).
-#[derive(Debug, Clone, Args)]
-pub struct ScoreModelArgs {
-    /// Sentence embedder: manifest name or model directory.
-    #[arg(long, default_value = "minilm")]
-    pub embedder: String,
-    /// NLI cross-encoder directory (safetensors + config.json + tokenizer.json); without it the judge
-    /// decides entailment.
-    #[arg(long, value_name = "DIR")]
-    pub nli: Option<String>,
-    /// PII token-classification model: manifest name or model directory.
-    #[arg(long, default_value = "pii-ner")]
-    pub pii_model: String,
-    /// Encoder batch size.
-    #[arg(long, default_value_t = 32)]
-    pub batch_size: usize,
-    /// Number format of the encoders' matrix products (embedder, NLI, PII model).
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    pub precision: Precision,
-    /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL` (OPENAI_BASE_URL, OPENAI_API_KEY).
-    /// The default, Qwen2.5-Coder-1.5B (1.1 GB, pulled on first use), is the smallest local model
-    /// found to judge better than chance; `local:smollm2-135m` is fast but only fit for tests.
-    #[arg(long, default_value = "local:qwen2.5-1.5b")]
-    pub judge: String,
-    /// Call cache file (default: $RAGJUDGE_HOME/cache.sqlite).
-    #[arg(long, value_name = "PATH")]
-    pub cache: Option<PathBuf>,
-    /// Do not read or write the call cache.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Concurrent requests to an HTTP judge.
-    #[arg(long, default_value_t = 8)]
-    pub concurrency: usize,
-    /// Per-request timeout of an HTTP judge, in seconds.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
+impl InputArgs {
+    /// How the engine reads the inputs.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            format: self.format.into(),
+            max_line_bytes: self.max_line_mib.max(1) << 20,
+            ..ReadOptions::default()
+        }
+    }
 }
 
 /// `ragjudge correlate`.

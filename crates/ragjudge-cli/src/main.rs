@@ -3,12 +3,7 @@
 mod args;
 mod backends;
 mod commands;
-mod families;
-mod model_set;
-mod output;
 mod progress;
-mod registry;
-mod summary;
 
 use clap::Parser;
 

@@ -1,8 +1,13 @@
 //! A progress indicator on a terminal, silent otherwise.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ragjudge_core::InputError;
 use std::io::IsTerminal;
+use std::path::Path;
 use std::time::Duration;
+
+/// Malformed records reported one by one before the rest are only counted.
+const MAX_REPORTED: u64 = 20;
 
 /// Counts processed items; draws only when stderr is a terminal.
 pub struct Progress {
@@ -49,5 +54,32 @@ impl Progress {
             Some(b) => b.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),
         }
+    }
+}
+
+/// What the evaluation engine reports, drawn on the terminal and printed on stderr.
+impl ragjudge_eval::Progress for Progress {
+    fn input(&self, path: &Path) {
+        self.message(path.display().to_string());
+    }
+
+    fn scored(&self, n: u64) {
+        self.inc(n);
+    }
+
+    fn skipped(&self, error: &InputError, count: u64) {
+        if count <= MAX_REPORTED {
+            self.println(&format!("skipped: {error}"));
+        } else if count == MAX_REPORTED + 1 {
+            self.println("skipped: further invalid records are counted, not listed");
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        self.println(message);
+    }
+
+    fn done(&self) {
+        self.finish();
     }
 }

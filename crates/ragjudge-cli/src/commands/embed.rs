@@ -1,7 +1,7 @@
 //! `ragjudge embed` and `ragjudge similarity`.
 
 use crate::args::{EmbedArgs, SimilarityArgs};
-use crate::backends::{self, EncoderRun};
+use crate::backends;
 use crate::progress::Progress;
 use anyhow::{bail, Context as _, Result};
 use serde_json::json;
@@ -12,8 +12,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 pub fn run_embed(args: &EmbedArgs) -> Result<()> {
     let name = args.input.display().to_string();
     let file = File::open(&args.input).with_context(|| format!("{name}: cannot open"))?;
-    let run = EncoderRun { batch_size: args.batch_size, threads: args.threads, precision: args.precision };
-    let embedder = backends::embedder(&args.model, run)?;
+    let embedder = backends::embedder(&args.model, args.batch_size, args.threads, args.precision)?;
     let out_name = args.output.display().to_string();
     let mut out = BufWriter::new(File::create(&args.output).with_context(|| format!("{out_name}: cannot create"))?);
     let progress = Progress::new("texts");
@@ -51,7 +50,7 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
 
 /// Runs `ragjudge similarity`: the cosine of two texts' embeddings.
 pub fn run_similarity(args: &SimilarityArgs) -> Result<()> {
-    let embedder = backends::embedder(&args.model, EncoderRun { batch_size: 2, threads: None, precision: args.precision })?;
+    let embedder = backends::embedder(&args.model, 2, None, args.precision)?;
     let v = embedder.embed(&[&args.text_a, &args.text_b])?;
     let cos = cosine(&v[0], &v[1]);
     if args.json {

@@ -6,11 +6,11 @@
 
 use ragjudge_stats::bootstrap::{PoissonBootstrapMean, PoissonWeights};
 use ragjudge_stats::describe::Summary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Mean and interval of one column for one system.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ColumnReport {
     /// Column name.
     pub metric: String,
@@ -27,7 +27,7 @@ pub struct ColumnReport {
 }
 
 /// Everything known about one system after scoring.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemReport {
     /// System name.
     pub system: String,
@@ -40,7 +40,7 @@ pub struct SystemReport {
 }
 
 /// The whole summary.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummaryReport {
     /// Per system, in order of first appearance.
     pub systems: Vec<SystemReport>,

@@ -1,0 +1,143 @@
+//! The arguments of `ragjudge score` and their conversion into the engine's settings.
+
+use super::family_args::{HcatArgs, SafetyArgs, TrecArgs};
+use crate::args::{InputArgs, JudgeSpecArgs, Precision};
+use anyhow::Result;
+use clap::Args;
+use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings};
+use ragjudge_eval::models::{EncoderSettings, ModelSettings};
+use ragjudge_eval::EvalSettings;
+use std::path::PathBuf;
+
+/// `ragjudge score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// Record file(s): JSONL, CSV, RAGAS or Open RAG Eval CSV.
+    #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec.
+    #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
+    pub metrics: Vec<String>,
+    /// Per-record output: OUT.csv or OUT.jsonl (JSONL keeps each metric's evidence).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Cut-offs K for the retrieval metrics.
+    #[arg(long = "k", value_delimiter = ',', default_value = "1,3,5")]
+    pub ks: Vec<usize>,
+    /// Relevance grade from which a passage counts as relevant (UMBRELA scale 0-3).
+    #[arg(long, default_value_t = 2.0)]
+    pub relevance_threshold: f64,
+    /// Leave P@K, AP@K, recall@K and nDCG@K empty when fewer than K passages were retrieved
+    /// (Open RAG Eval's behaviour) instead of counting the missing ranks as non-relevant.
+    #[arg(long)]
+    pub skip_short_lists: bool,
+    /// Stem tokens with the Porter stemmer before ROUGE (as rouge-score's use_stemmer=True).
+    #[arg(long)]
+    pub rouge_stemmer: bool,
+    /// CIU reading cost per character, C_char (CIU paper, eq. 3).
+    #[arg(long, default_value_t = 0.005)]
+    pub ciu_c_char: f64,
+    /// CIU ablation: no position discount (gamma = 1).
+    #[arg(long)]
+    pub ciu_no_position: bool,
+    /// CIU ablation: no frequency discount (freq = 1).
+    #[arg(long)]
+    pub ciu_no_frequency: bool,
+    /// CIU ablation: no effort term (E = 0).
+    #[arg(long)]
+    pub ciu_no_effort: bool,
+    /// Bootstrap replicates for the summary's confidence intervals.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Seed of every random choice (bootstrap).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub models: ScoreModelArgs,
+    #[command(flatten)]
+    pub hcat: HcatArgs,
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    #[command(flatten)]
+    pub trec: TrecArgs,
+}
+
+impl ScoreArgs {
+    /// How records are read, scored and summarised.
+    pub fn eval_settings(&self) -> EvalSettings {
+        EvalSettings {
+            read: self.input.read_options(),
+            skip_invalid: self.input.skip_invalid,
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+            threads: self.threads,
+            ..EvalSettings::default()
+        }
+    }
+
+    /// The options of every metric family.
+    pub fn metric_settings(&self) -> Result<MetricSettings> {
+        Ok(MetricSettings {
+            lexical: LexicalSettings { rouge_stemmer: self.rouge_stemmer },
+            ciu: CiuSettings {
+                c_char: self.ciu_c_char,
+                position_discount: !self.ciu_no_position,
+                frequency_discount: !self.ciu_no_frequency,
+                effort: !self.ciu_no_effort,
+            },
+            retrieval: RetrievalSettings {
+                ks: self.ks.clone(),
+                relevance_threshold: self.relevance_threshold,
+                skip_short_lists: self.skip_short_lists,
+            },
+            hcat: self.hcat.settings(),
+            safety: self.safety.settings(),
+            trec: self.trec.settings()?,
+            consistency: self.trec.consistency_settings(),
+        })
+    }
+}
+
+/// The models of model-backed metrics (loaded only when a metric needs them).
+#[derive(Debug, Clone, Args)]
+pub struct ScoreModelArgs {
+    /// Sentence embedder: manifest name or model directory.
+    #[arg(long, default_value = "minilm")]
+    pub embedder: String,
+    /// NLI cross-encoder directory (safetensors + config.json + tokenizer.json); without it the judge
+    /// decides entailment.
+    #[arg(long, value_name = "DIR")]
+    pub nli: Option<String>,
+    /// PII token-classification model: manifest name or model directory.
+    #[arg(long, default_value = "pii-ner")]
+    pub pii_model: String,
+    /// Encoder batch size.
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Number format of the encoders' matrix products (embedder, NLI, PII model).
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    pub precision: Precision,
+    #[command(flatten)]
+    pub judge: JudgeSpecArgs,
+}
+
+impl ScoreModelArgs {
+    /// The model settings; `threads` runs both the encoders and a local judge.
+    pub fn settings(&self, threads: Option<usize>) -> ModelSettings {
+        ModelSettings {
+            embedder: self.embedder.clone(),
+            nli: self.nli.clone(),
+            pii_model: self.pii_model.clone(),
+            encoder: EncoderSettings { batch_size: self.batch_size, threads, precision: self.precision.into() },
+            judge: self.judge.settings(threads, false),
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! `ragjudge score`: records -> per-record metric values -> per-system summary, through the
+//! evaluation engine (`ragjudge_eval`).
+
+mod args;
+mod family_args;
+
+pub use args::ScoreArgs;
+
+use crate::progress::Progress;
+use anyhow::Result;
+use ragjudge_eval::families::{build_metrics, build_stages, StageContext};
+use ragjudge_eval::models::ModelSet;
+use ragjudge_eval::stages::render_consistency;
+use ragjudge_eval::{create_file_sink, render_table, EvalReport, Evaluator, RowSink};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Runs `ragjudge score`.
+pub fn run(args: &ScoreArgs) -> Result<()> {
+    let settings = args.metric_settings()?;
+    let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
+    let metrics = build_metrics(&args.metrics, &settings, &models)?;
+    let evaluator = Evaluator::new(metrics, args.eval_settings())?;
+    let mut sink = args.output.as_deref().map(create_file_sink).transpose()?;
+    let ctx = StageContext {
+        settings: &settings,
+        columns: evaluator.columns(),
+        output: args.output.as_deref(),
+        models: &models,
+    };
+    let stages = build_stages(&args.metrics, &ctx)?;
+    let progress = Progress::new("records");
+    let report =
+        evaluator.evaluate_files(&args.inputs, sink.as_deref_mut().map(|s| s as &mut dyn RowSink), stages, &progress);
+    progress.finish();
+    let report = report?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json_summary(args, &report)?)?);
+    } else {
+        print!("{}", render_table(&report.summary));
+        if let Some(out) = &args.output {
+            println!("per-record scores: {}", out.display());
+        }
+        if let Some(c) = report.stages.iter().find_map(|s| s.consistency()) {
+            if let Some(r) = &c.report {
+                print!("\n{}", render_consistency(r));
+                if let Some(p) = &c.output {
+                    println!("per-query consistency: {}", p.display());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The summary as `--json` prints it: the per-system report, the output file, and consistency.
+fn json_summary(args: &ScoreArgs, report: &EvalReport) -> Result<Value> {
+    let mut v = serde_json::to_value(&report.summary)?;
+    let Some(obj) = v.as_object_mut() else { return Ok(v) };
+    if let Some(out) = &args.output {
+        obj.insert("output".into(), Value::from(out.display().to_string()));
+    }
+    let consistency = report.stages.iter().find_map(|s| s.consistency());
+    if let Some((c, r)) = consistency.and_then(|c| c.report.as_ref().map(|r| (c, r))) {
+        let mut m = Map::new();
+        m.insert("systems".into(), serde_json::to_value(&r.systems)?);
+        m.insert("skipped_groups".into(), Value::from(r.skipped_groups));
+        m.insert("bertscore_model".into(), serde_json::to_value(&r.bertscore_model)?);
+        if let Some(p) = &c.output {
+            m.insert("output".into(), Value::from(p.display().to_string()));
+        }
+        obj.insert("consistency".into(), Value::Object(m));
+    }
+    Ok(v)
+}

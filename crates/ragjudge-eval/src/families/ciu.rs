@@ -1,0 +1,56 @@
+//! `ciu`: conversational information utility (CIU (Choi et al.), §3, eq. 1-3).
+
+use super::{MetricFamily, MetricSettings};
+use crate::error::EvalError;
+use crate::models::ModelSet;
+use ragjudge_core::Metric;
+use ragjudge_lexical::ciu::{CiuMetric, CiuOptions};
+
+/// Options of CIU, with its ablations.
+#[derive(Debug, Clone)]
+pub struct CiuSettings {
+    /// Reading cost per character, `C_char` (eq. 3).
+    pub c_char: f64,
+    /// Position discount gamma (eq. 2); off: gamma = 1.
+    pub position_discount: bool,
+    /// Conversation frequency discount; off: freq = 1.
+    pub frequency_discount: bool,
+    /// Effort term (eq. 3); off: E = 0.
+    pub effort: bool,
+}
+
+impl Default for CiuSettings {
+    fn default() -> Self {
+        let d = CiuOptions::default();
+        Self {
+            c_char: d.c_char,
+            position_discount: d.position_discount,
+            frequency_discount: d.frequency_discount,
+            effort: d.effort,
+        }
+    }
+}
+
+/// The `ciu` family.
+pub struct Ciu;
+
+impl MetricFamily for Ciu {
+    fn name(&self) -> &'static str {
+        "ciu"
+    }
+
+    fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {
+        let s = &settings.ciu;
+        if !(s.c_char.is_finite() && s.c_char >= 0.0) {
+            return Err(EvalError::settings(format!("--ciu-c-char must be a finite number >= 0, got {}", s.c_char)));
+        }
+        let opts = CiuOptions {
+            c_char: s.c_char,
+            position_discount: s.position_discount,
+            frequency_discount: s.frequency_discount,
+            effort: s.effort,
+            ..CiuOptions::default()
+        };
+        Ok(vec![Box::new(CiuMetric { opts })])
+    }
+}

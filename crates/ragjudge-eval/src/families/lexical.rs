@@ -1,0 +1,27 @@
+//! `lexical`: ROUGE-1/2/L, BLEU, chrF, SQuAD token F1 and exact match against the reference.
+
+use super::{MetricFamily, MetricSettings};
+use crate::error::EvalError;
+use crate::models::ModelSet;
+use ragjudge_core::Metric;
+use ragjudge_lexical::answer_overlap::LexicalMetric;
+
+/// Options of the lexical metrics.
+#[derive(Debug, Clone, Default)]
+pub struct LexicalSettings {
+    /// Stem tokens with the Porter stemmer before ROUGE (rouge-score's `use_stemmer=True`).
+    pub rouge_stemmer: bool,
+}
+
+/// The `lexical` family.
+pub struct Lexical;
+
+impl MetricFamily for Lexical {
+    fn name(&self) -> &'static str {
+        "lexical"
+    }
+
+    fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {
+        Ok(vec![Box::new(LexicalMetric::new(settings.lexical.rouge_stemmer))])
+    }
+}

@@ -1,0 +1,100 @@
+//! Plain settings that name models and say how to run them.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Number format of an encoder's dense matrix products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// `f32` throughout (matches sentence-transformers to ~1e-7).
+    #[default]
+    F32,
+    /// bfloat16 products with `f32` accumulation: faster where the CPU has AVX-512 BF16.
+    Bf16,
+}
+
+/// How encoder models run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncoderSettings {
+    /// Inputs per forward pass (at least 1 is used).
+    pub batch_size: usize,
+    /// Inference threads (`None`: all cores).
+    pub threads: Option<usize>,
+    /// Number format of the matrix products.
+    pub precision: Precision,
+}
+
+impl Default for EncoderSettings {
+    fn default() -> Self {
+        Self { batch_size: 32, threads: None, precision: Precision::F32 }
+    }
+}
+
+/// Which call cache a judge goes through.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CacheChoice {
+    /// `$RAGJUDGE_HOME/cache.sqlite`.
+    #[default]
+    Default,
+    /// This SQLite file.
+    Path(PathBuf),
+    /// No cache: every call goes to the model.
+    Disabled,
+}
+
+/// How to reach a judge model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeSettings {
+    /// `local:MODEL` (manifest name or GGUF path) or `openai:MODEL`; a bare name is local.
+    pub spec: String,
+    /// The call cache.
+    pub cache: CacheChoice,
+    /// Inference threads of a local judge (`None`: all cores).
+    pub threads: Option<usize>,
+    /// Concurrent requests to an HTTP judge (at least 1 is used).
+    pub concurrency: usize,
+    /// Per-request timeout of an HTTP judge (at least 1 s is used).
+    pub timeout: Duration,
+    /// Take an HTTP judge's generated label as a hard verdict when it returns no log-probabilities.
+    pub hard_labels: bool,
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        Self {
+            spec: "local:qwen2.5-1.5b".into(),
+            cache: CacheChoice::Default,
+            threads: None,
+            concurrency: 8,
+            timeout: Duration::from_secs(120),
+            hard_labels: false,
+        }
+    }
+}
+
+/// The models of model-backed metrics, by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    /// Sentence embedder: manifest name or model directory.
+    pub embedder: String,
+    /// NLI cross-encoder directory; without it the judge decides entailment.
+    pub nli: Option<String>,
+    /// PII token-classification model (`none`: pattern detectors only).
+    pub pii_model: String,
+    /// How the encoders run.
+    pub encoder: EncoderSettings,
+    /// The judge.
+    pub judge: JudgeSettings,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        Self {
+            embedder: "minilm".into(),
+            nli: None,
+            pii_model: "pii-ner".into(),
+            encoder: EncoderSettings::default(),
+            judge: JudgeSettings::default(),
+        }
+    }
+}

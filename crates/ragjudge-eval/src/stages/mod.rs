@@ -1,0 +1,45 @@
+//! Cross-record stages: work that needs more than one record, fed every scored row as the run goes
+//! and finished once at the end, in order (a later stage sees the reports of earlier ones).
+
+mod consistency;
+mod open_rag_csv;
+
+pub use consistency::{
+    consistency, render_consistency, write_consistency_csv, ConsistencyOutcome, ConsistencySettings, CONSISTENCY,
+};
+pub use open_rag_csv::{open_rag_csv, OPEN_RAG_CSV};
+
+use crate::error::EvalError;
+use crate::progress::Progress;
+use crate::sink::Row;
+use ragjudge_core::Record;
+use std::path::PathBuf;
+
+/// A cross-record stage of an evaluation.
+pub trait Stage: Send {
+    /// The stage's name, used in messages.
+    fn name(&self) -> &'static str;
+    /// Takes one scored row (with its record).
+    fn add(&mut self, record: &Record, row: Row<'_>, progress: &dyn Progress) -> Result<(), EvalError>;
+    /// Finishes the stage after the last row; `earlier` holds the reports of the stages before it.
+    fn finish(self: Box<Self>, earlier: &[StageReport], progress: &dyn Progress) -> Result<StageReport, EvalError>;
+}
+
+/// What a stage produced.
+#[derive(Debug, Clone)]
+pub enum StageReport {
+    /// Consistency across repeated runs.
+    Consistency(ConsistencyOutcome),
+    /// Open RAG Eval's results CSV was written to this file.
+    OpenRagCsv(PathBuf),
+}
+
+impl StageReport {
+    /// The consistency outcome, if this is one.
+    pub fn consistency(&self) -> Option<&ConsistencyOutcome> {
+        match self {
+            StageReport::Consistency(c) => Some(c),
+            StageReport::OpenRagCsv(_) => None,
+        }
+    }
+}
