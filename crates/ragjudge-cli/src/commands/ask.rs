@@ -1,10 +1,32 @@
 //! `ragjudge ask`: one question to a judge model, to check a judge set-up.
 
-use crate::args::AskArgs;
+use crate::args::JudgeArgs;
 use crate::backends;
 use anyhow::Result;
+use clap::Args;
 use ragjudge_models::{GenParams, Prompt};
 use serde_json::json;
+
+/// `ragjudge ask`.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The user message.
+    pub prompt: String,
+    /// A system message.
+    #[arg(long, default_value = "")]
+    pub system: String,
+    /// Single-token labels: print their next-token probabilities instead of generating.
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Vec<String>,
+    /// Most tokens to generate.
+    #[arg(long, default_value_t = 256)]
+    pub max_tokens: u32,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `ragjudge ask`.
 pub fn run(args: &AskArgs) -> Result<()> {

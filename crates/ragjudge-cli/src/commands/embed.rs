@@ -1,12 +1,55 @@
 //! `ragjudge embed` and `ragjudge similarity`.
 
-use crate::args::{EmbedArgs, SimilarityArgs};
+use crate::args::Precision;
 use crate::backends;
 use crate::progress::Progress;
 use anyhow::{bail, Context as _, Result};
+use clap::Args;
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+
+/// `ragjudge embed`.
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// Embedding model: a manifest name or a model directory.
+    #[arg(long, default_value = "minilm")]
+    pub model: String,
+    /// Text file, one text per line.
+    #[arg(long, short = 'i')]
+    pub input: PathBuf,
+    /// Output JSONL, one `{"text", "vector"}` per input line.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Texts per batch.
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Inference threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Number format of the encoder's matrix products.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    pub precision: Precision,
+}
+
+/// `ragjudge similarity`.
+#[derive(Debug, Args)]
+pub struct SimilarityArgs {
+    /// First text.
+    pub text_a: String,
+    /// Second text.
+    pub text_b: String,
+    /// Embedding model: a manifest name or a model directory.
+    #[arg(long, default_value = "minilm")]
+    pub model: String,
+    /// Number format of the encoder's matrix products.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    pub precision: Precision,
+    /// Print JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `ragjudge embed`: one text per input line -> one `{"text", "vector"}` JSON line.
 pub fn run_embed(args: &EmbedArgs) -> Result<()> {

@@ -1,10 +1,48 @@
 //! `ragjudge models pull|list|verify`.
 
-use crate::args::{ModelsAction, ModelsArgs};
 use crate::progress::Progress;
 use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
 use ragjudge_store::{ModelEntry, ModelStore, PullOptions};
 use std::sync::Arc;
+
+/// `ragjudge models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ModelsAction,
+}
+
+/// `ragjudge models pull|list|verify`.
+#[derive(Debug, Subcommand)]
+pub enum ModelsAction {
+    /// Download, check and install models (default: every non-optional model).
+    Pull {
+        /// Manifest names.
+        names: Vec<String>,
+        /// Download again even when installed.
+        #[arg(long)]
+        force: bool,
+        /// Print a JSON report on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the known models and whether they are installed.
+    List {
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recompute the sha256 of installed model files and compare with the pinned hashes.
+    Verify {
+        /// Manifest names (default: every installed model).
+        names: Vec<String>,
+        /// Print JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
 
 /// Runs `ragjudge models`.
 pub fn run(args: &ModelsArgs) -> Result<()> {
