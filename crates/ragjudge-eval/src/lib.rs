@@ -31,6 +31,12 @@ pub mod sink;
 pub mod stages;
 pub mod summary;
 
+/// The repository's CONTRIBUTING.md, whose worked example (a new metric family) is compiled and
+/// run as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../../../CONTRIBUTING.md")]
+pub struct ContributingGuide;
+
 pub use error::EvalError;
 pub use evaluator::{EvalReport, EvalRun, EvalSettings, Evaluator};
 pub use progress::{NoProgress, Progress};

@@ -1,13 +1,25 @@
 //! Metric families: what `--metrics lexical,ciu,...` names. Each family is one file with a type
-//! implementing [`MetricFamily`], registered by one line in [`FAMILIES`]; its options, if any,
-//! are a field of [`MetricSettings`].
+//! implementing [`MetricFamily`], registered by one line in the `families!` list below (which
+//! declares the module and adds the family to [`FAMILIES`]); its options, if any, are a field of
+//! [`MetricSettings`]. CONTRIBUTING.md walks through adding one.
 
-mod ciu;
-mod hcat;
-mod lexical;
-mod retrieval;
-mod safety;
-mod trec;
+/// Declares each family's module and lists the families, in the order `--help` shows them.
+macro_rules! families {
+    ($($module:ident :: $family:ident),* $(,)?) => {
+        $(mod $module;)*
+        /// Every metric family, in the order `--help` lists them.
+        pub static FAMILIES: &[&dyn MetricFamily] = &[$(&$module::$family),*];
+    };
+}
+
+families! {
+    lexical::Lexical,
+    ciu::Ciu,
+    retrieval::Retrieval,
+    hcat::Hcat,
+    safety::Safety,
+    trec::Trec,
+}
 
 pub use ciu::CiuSettings;
 pub use hcat::{HcatNli, HcatSettings};
@@ -35,10 +47,6 @@ pub trait MetricFamily: Sync {
         Ok(Vec::new())
     }
 }
-
-/// Every metric family, in the order `--help` lists them.
-pub static FAMILIES: &[&dyn MetricFamily] =
-    &[&lexical::Lexical, &ciu::Ciu, &retrieval::Retrieval, &hcat::Hcat, &safety::Safety, &trec::Trec];
 
 /// The options of every family, each family's in its own field.
 #[derive(Debug, Clone, Default)]
