@@ -27,6 +27,7 @@ pub mod evaluator;
 pub mod families;
 pub mod models;
 pub mod progress;
+pub mod scores;
 pub mod sink;
 pub mod stages;
 pub mod summary;

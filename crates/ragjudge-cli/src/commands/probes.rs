@@ -3,6 +3,7 @@
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Subcommand};
 use ragjudge_core::{ReadOptions, Record, RecordReader};
+use ragjudge_eval::scores::read_score_file;
 use ragjudge_safety::probes::generate::Swapper;
 use ragjudge_safety::probes::report::{report, ProbeReport, ScoreTable};
 use serde_json::Value;
@@ -101,58 +102,12 @@ fn generate(input: &Path, output: &Path, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Reads per-record scores from a CSV (header row) or JSONL file: `id`, `system` and numeric
-/// columns (`run` and `error` ignored; empty or non-numeric cells are missing values).
+/// Reads per-record scores (`id`, `system` and numeric columns) into the probes' table.
 fn read_scores(path: &Path) -> Result<ScoreTable> {
-    let name = path.display().to_string();
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    let skip = |c: &str| matches!(c, "id" | "system" | "run" | "error" | "detail");
-    let mut rows: Vec<(String, String, Vec<(String, Option<f64>)>)> = Vec::new();
-    if ext == "csv" {
-        let mut r = csv::Reader::from_path(path).with_context(|| format!("{name}: cannot open"))?;
-        let headers = r.headers().with_context(|| format!("{name}: no header"))?.clone();
-        let col = |c: &str| headers.iter().position(|h| h == c);
-        let (Some(id), Some(sys)) = (col("id"), col("system")) else {
-            bail!("{name}: needs `id` and `system` columns")
-        };
-        for (line, rec) in r.records().enumerate() {
-            let rec = rec.with_context(|| format!("{name}:{}", line + 2))?;
-            let vals = headers
-                .iter()
-                .enumerate()
-                .filter(|(_, h)| !skip(h))
-                .map(|(i, h)| {
-                    (h.to_string(), rec.get(i).and_then(|v| v.trim().parse::<f64>().ok()).filter(|x| x.is_finite()))
-                })
-                .collect();
-            rows.push((rec.get(id).unwrap_or("").to_string(), rec.get(sys).unwrap_or("").to_string(), vals));
-        }
-    } else {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
-        for (line, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let v: Value = serde_json::from_str(l).with_context(|| format!("{name}:{}: not JSON", line + 1))?;
-            let Value::Object(o) = v else { bail!("{name}:{}: not a JSON object", line + 1) };
-            let get = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let vals = o
-                .iter()
-                .filter(|(k, _)| !skip(k))
-                .map(|(k, v)| (k.clone(), v.as_f64().filter(|x| x.is_finite())))
-                .collect();
-            rows.push((get("id"), get("system"), vals));
-        }
-    }
-    let mut columns: Vec<String> = Vec::new();
-    for (_, _, vals) in &rows {
-        for (c, v) in vals {
-            if v.is_some() && !columns.contains(c) {
-                columns.push(c.clone());
-            }
-        }
-    }
-    let mut table = ScoreTable::new(columns.clone());
-    for (id, sys, vals) in rows {
-        let row = columns.iter().map(|c| vals.iter().find(|(k, _)| k == c).and_then(|(_, v)| *v)).collect();
-        table.insert(&id, &sys, row);
+    let file = read_score_file(path)?;
+    let mut table = ScoreTable::new(file.columns);
+    for row in file.rows {
+        table.insert(&row.id, &row.system, row.values);
     }
     Ok(table)
 }

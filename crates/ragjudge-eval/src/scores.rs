@@ -1,0 +1,134 @@
+//! Reading back per-record score files (what `score` writes, or any CSV / JSONL with `id`,
+//! `system` and numeric columns), for the commands that analyse scores after the fact.
+
+use crate::error::EvalError;
+use ragjudge_core::InputError;
+use serde_json::Value;
+use std::path::Path;
+
+/// Columns that identify a row or explain it rather than score it.
+const NOT_SCORES: [&str; 5] = ["id", "system", "run", "error", "detail"];
+
+/// One row of a score file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreRow {
+    /// Record id.
+    pub id: String,
+    /// System name.
+    pub system: String,
+    /// One value per column of [`ScoreFile::columns`]; empty, non-numeric or non-finite cells are `None`.
+    pub values: Vec<Option<f64>>,
+}
+
+/// A score file: its numeric columns (in order of first appearance with a value) and its rows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScoreFile {
+    /// Columns holding at least one number.
+    pub columns: Vec<String>,
+    /// The rows, in file order.
+    pub rows: Vec<ScoreRow>,
+}
+
+/// Reads a CSV (with a header row; needs `id` and `system` columns) or JSONL score file
+/// (`run`, `error` and `detail` are not scores).
+pub fn read_score_file(path: &Path) -> Result<ScoreFile, EvalError> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let raw = if ext == "csv" { read_csv(path)? } else { read_jsonl(path)? };
+    let mut columns: Vec<String> = Vec::new();
+    for (_, _, vals) in &raw {
+        for (c, v) in vals {
+            if v.is_some() && !columns.contains(c) {
+                columns.push(c.clone());
+            }
+        }
+    }
+    let rows = raw
+        .into_iter()
+        .map(|(id, system, vals)| {
+            let values = columns.iter().map(|c| vals.iter().find(|(k, _)| k == c).and_then(|(_, v)| *v)).collect();
+            ScoreRow { id, system, values }
+        })
+        .collect();
+    Ok(ScoreFile { columns, rows })
+}
+
+type RawRow = (String, String, Vec<(String, Option<f64>)>);
+
+/// An error at a 1-based line of `path`, rendered `FILE:LINE: message`.
+fn at_line(path: &Path, line: usize, message: String) -> EvalError {
+    InputError::new(path.display().to_string(), Some(line as u64), None, message).into()
+}
+
+fn is_score(column: &str) -> bool {
+    !NOT_SCORES.contains(&column)
+}
+
+fn read_csv(path: &Path) -> Result<Vec<RawRow>, EvalError> {
+    let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+    let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
+    let col = |c: &str| headers.iter().position(|h| h == c);
+    let (Some(id), Some(sys)) = (col("id"), col("system")) else {
+        return Err(EvalError::io(path, "needs `id` and `system` columns"));
+    };
+    let mut rows = Vec::new();
+    for (line, rec) in r.records().enumerate() {
+        let rec = rec.map_err(|e| at_line(path, line + 2, e.to_string()))?;
+        let vals = headers
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| is_score(h))
+            .map(|(i, h)| {
+                (h.to_string(), rec.get(i).and_then(|v| v.trim().parse::<f64>().ok()).filter(|x| x.is_finite()))
+            })
+            .collect();
+        rows.push((rec.get(id).unwrap_or("").to_string(), rec.get(sys).unwrap_or("").to_string(), vals));
+    }
+    Ok(rows)
+}
+
+fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|e| EvalError::io(path, format!("cannot read: {e}")))?;
+    let mut rows = Vec::new();
+    for (line, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(l).map_err(|e| at_line(path, line + 1, format!("not JSON: {e}")))?;
+        let Value::Object(o) = v else { return Err(at_line(path, line + 1, "not a JSON object".into())) };
+        let get = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let vals = o
+            .iter()
+            .filter(|(k, _)| is_score(k))
+            .map(|(k, v)| (k.clone(), v.as_f64().filter(|x| x.is_finite())))
+            .collect();
+        rows.push((get("id"), get("system"), vals));
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_and_jsonl_give_the_same_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("s.csv");
+        std::fs::write(&csv, "id,system,run,a,b,error\nq1,s,,0.5,,\nq2,s,1,x,2,boom\n").unwrap();
+        let jsonl = dir.path().join("s.jsonl");
+        std::fs::write(
+            &jsonl,
+            "{\"id\":\"q1\",\"system\":\"s\",\"a\":0.5,\"b\":null}\n\n{\"id\":\"q2\",\"system\":\"s\",\"run\":1,\"a\":\"x\",\"b\":2,\"error\":\"boom\"}\n",
+        )
+        .unwrap();
+        for path in [&csv, &jsonl] {
+            let f = read_score_file(path).unwrap();
+            assert_eq!(f.columns, ["a", "b"]);
+            assert_eq!(f.rows[0], ScoreRow { id: "q1".into(), system: "s".into(), values: vec![Some(0.5), None] });
+            assert_eq!(f.rows[1].values, [None, Some(2.0)]);
+        }
+        let bad = dir.path().join("bad.csv");
+        std::fs::write(&bad, "id,a\nq1,1\n").unwrap();
+        assert_eq!(
+            read_score_file(&bad).unwrap_err().to_string(),
+            format!("{}: needs `id` and `system` columns", bad.display())
+        );
+    }
+}
