@@ -1,4 +1,4 @@
-//! The evaluation record: one question answered by one system (DESIGN.md, "Records").
+//! The evaluation record: one question answered by one system; the layout is in the README, "Records".
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! HCAT functionality metrics (seed 003, section 3): context relevancy, groundedness (embedding and
+//! HCAT functionality metrics (HCAT §3): context relevancy, groundedness (embedding and
 //! NLI), completeness with the Wasserstein distance, answer relevancy and a RAGAS-like mean.
 //!
 //! Every metric works on sentences ([`ragjudge_core::text::split_sentences`]) and their embeddings:

@@ -1,4 +1,4 @@
-//! [`HcatMetric`]: every HCAT functionality metric of one record (seed 003, section 3), with the
+//! [`HcatMetric`]: every HCAT functionality metric of one record (HCAT §3), with the
 //! per-sentence evidence in [`MetricOutput::detail`].
 
 use crate::error::HcatError;

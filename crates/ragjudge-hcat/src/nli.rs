@@ -1,4 +1,4 @@
-//! Entailment of answer sentences by the context (seed 003, section 3.2.2).
+//! Entailment of answer sentences by the context (HCAT §3.2.2).
 //!
 //! The paper maps the signed distance `D` of the NLI input to the entailment decision boundary to a
 //! groundedness probability `sigma(D) = 1 / (1 + e^-D)`: `D > 0` is the entailment side (grounded),

@@ -1,4 +1,4 @@
-//! The sentence sets of one record (seed 003, section 3.1: Q = {q_1..q_m}, C = {c_1..c_n}, A = {a_1..a_k}).
+//! The sentence sets of one record (HCAT §3.1: Q = {q_1..q_m}, C = {c_1..c_n}, A = {a_1..a_k}).
 
 use ragjudge_core::text::split_sentences;
 use ragjudge_core::Record;

@@ -1,9 +1,9 @@
-//! Cosine similarities between two sentence sets and the `S_max` aggregations of seed 003, section 3.
+//! Cosine similarities between two sentence sets and the `S_max` aggregations of HCAT §3.
 
 use crate::error::HcatError;
 use ragjudge_core::text::words;
 
-/// Cosine similarity `Sim(x, y) = x.y / (|x| |y|)` (seed 003, section 3.1), clamped to `[-1, 1]`
+/// Cosine similarity `Sim(x, y) = x.y / (|x| |y|)` (HCAT §3.1), clamped to `[-1, 1]`
 /// against rounding. Norms are recomputed, so the vectors need not be normalised.
 pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, HcatError> {
     if a.len() != b.len() {
@@ -104,7 +104,7 @@ fn best_of(values: impl Iterator<Item = f64>) -> MaxMatch {
     best
 }
 
-/// Sentence weights `w_i` of the weighted averages (seed 003, sections 3.1, 3.3.1, 3.4).
+/// Sentence weights `w_i` of the weighted averages (HCAT §3.1, §3.3.1, §3.4).
 ///
 /// The paper only requires `w_i >= 0` and `sum w_i = 1`. We weight each sentence by its number of
 /// words ([`ragjudge_core::text::words`]), so a long sentence, which carries more content, counts

@@ -1,4 +1,4 @@
-//! Wasserstein (earth mover's) distance between two sentence sets (seed 003, section 3.3.2).
+//! Wasserstein (earth mover's) distance between two sentence sets (HCAT §3.3.2).
 //!
 //! With uniform weights `1/n` on the `n` sources and `1/k` on the `k` sinks, scaling every mass by
 //! `n k` turns the transport problem into an integer one: source `i` supplies `k`, sink `j`

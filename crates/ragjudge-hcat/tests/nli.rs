@@ -1,4 +1,4 @@
-//! NLI groundedness (seed 003, section 3.2.2) through a fake cross-encoder and a fake judge.
+//! NLI groundedness (HCAT §3.2.2) through a fake cross-encoder and a fake judge.
 
 mod fakes;
 

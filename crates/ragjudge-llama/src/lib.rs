@@ -4,7 +4,7 @@
 //! own chat template (ChatML when the file has none), generates greedily or with seeded
 //! sampling, and scores single-token verdict labels from the full next-token logits. The KV
 //! cache is reused across calls that share a prompt prefix, which makes judging many answers
-//! to one question cheap (DICE pairwise judging, see DESIGN.md "Judges").
+//! to one question cheap (DICE pairwise judging, docs/architecture.md).
 //!
 //! # Exact mode
 //! By default ([`LlamaOptions::exact`]) flash attention is off and the KV cache is f32. With

@@ -1,4 +1,4 @@
-//! `ragjudge probes generate|report`: counterfactual bias probes (seed 003, section 4).
+//! `ragjudge probes generate|report`: counterfactual bias probes (HCAT §4).
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Subcommand};

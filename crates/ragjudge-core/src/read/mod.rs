@@ -1,4 +1,4 @@
-//! Streaming record readers for JSONL, CSV, RAGAS and Open RAG Eval inputs (DESIGN.md, "Records").
+//! Streaming record readers for JSONL, CSV, RAGAS and Open RAG Eval inputs; the README, "Records", gives the layouts.
 //!
 //! A [`RecordReader`] is an iterator of `Result<Record, InputError>`. A bad record yields a
 //! non-fatal error and reading goes on with the next one; a fatal error (I/O failure, a CSV
