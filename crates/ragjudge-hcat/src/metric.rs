@@ -141,7 +141,9 @@ impl Metric for HcatMetric {
     }
 
     fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
-        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
+        self.score_batch(std::slice::from_ref(record))
+            .pop()
+            .unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
     }
 
     fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {

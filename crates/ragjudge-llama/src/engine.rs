@@ -340,10 +340,8 @@ impl<'m> Engine<'m> {
         self.eval(&tokens)?;
         self.count_call(tokens.len(), 0);
         let logits = self.last_logits.as_deref().unwrap_or_default();
-        let ids: Vec<Vec<usize>> = forms
-            .iter()
-            .map(|f| f.iter().map(|t| usize::try_from(t.0).unwrap_or(usize::MAX)).collect())
-            .collect();
+        let ids: Vec<Vec<usize>> =
+            forms.iter().map(|f| f.iter().map(|t| usize::try_from(t.0).unwrap_or(usize::MAX)).collect()).collect();
         label_probs_from_logits(labels, &ids, logits)
     }
 

@@ -287,4 +287,3 @@ pub trait TokenEmbedder: Send + Sync {
     /// Per text, its tokens (special tokens included and flagged) with their vectors, in order.
     fn embed_tokens(&self, texts: &[&str]) -> Result<Vec<TokenEmbedding>, ModelError>;
 }
-

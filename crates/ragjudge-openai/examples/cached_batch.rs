@@ -5,8 +5,8 @@
 //! `prompt i`; each finished call is printed as `done i A=<p>`. Exits non-zero on the first error.
 
 use ragjudge_models::{Judge, Prompt};
-use ragjudge_store::{CachedJudge, CallCache};
 use ragjudge_openai::{OpenAiConfig, OpenAiJudge};
+use ragjudge_store::{CachedJudge, CallCache};
 use std::time::Duration;
 
 fn main() {

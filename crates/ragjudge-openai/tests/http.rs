@@ -1,8 +1,8 @@
 //! The HTTP judge against the scripted loopback server: retries, faults, concurrency, logprobs, cache.
 
 use ragjudge_models::{GenParams, Judge, ModelError, ProbSource, Prompt};
-use ragjudge_store::{CachedJudge, CallCache};
 use ragjudge_openai::{OpenAiConfig, OpenAiJudge};
+use ragjudge_store::{CachedJudge, CallCache};
 use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

