@@ -12,5 +12,5 @@ pub mod text;
 
 pub use error::InputError;
 pub use metric::{Metric, MetricError, MetricOutput};
-pub use read::{Format, ReadOptions, RecordReader};
+pub use read::{Duplicate, DuplicateKeys, Format, ReadOptions, RecordReader};
 pub use record::{Context, Record, Turn};

@@ -6,13 +6,16 @@ use crate::progress::Progress;
 use crate::sink::{Row, RowSink};
 use crate::stages::{Stage, StageReport};
 use crate::summary::{Summarizer, SummaryReport};
-use ragjudge_core::{InputError, Metric, MetricError, MetricOutput, ReadOptions, Record, RecordReader};
+use ragjudge_core::{DuplicateKeys, InputError, Metric, MetricError, MetricOutput, ReadOptions, Record, RecordReader};
 use rayon::prelude::*;
 use serde_json::Map;
 use std::path::{Path, PathBuf};
 
 /// Records scored together: bounds memory, lets model-backed metrics batch, keeps input order.
 const BATCH: usize = 512;
+
+/// Duplicate keys reported one by one per input before the rest are only counted.
+const MAX_REPORTED: u64 = 20;
 
 /// How an evaluation reads, scores and summarises.
 #[derive(Debug, Clone)]
@@ -174,15 +177,38 @@ impl EvalRun<'_> {
         Ok(())
     }
 
-    /// Streams every record of `path` into the run.
+    /// Streams every record of `path` into the run. Records that repeat an earlier record's
+    /// `(id, system, run)` are scored too, with a warning naming file and line (a join on the key
+    /// would be ambiguous).
     pub fn read_file(&mut self, path: &Path, progress: &dyn Progress) -> Result<(), EvalError> {
-        let reader = RecordReader::open(path, &self.evaluator.settings.read)?;
+        let mut reader = RecordReader::open(path, &self.evaluator.settings.read)?;
         progress.input(path);
-        for item in reader {
+        let mut keys = DuplicateKeys::default();
+        let mut duplicates = 0u64;
+        while let Some(item) = reader.next() {
             match item {
-                Ok(record) => self.push(record, progress)?,
+                Ok(record) => {
+                    if let Some(d) = keys.check(&record, reader.last_line()) {
+                        duplicates += 1;
+                        if duplicates <= MAX_REPORTED {
+                            let at = InputError::new(reader.name(), reader.last_line(), None, d.to_string());
+                            progress.warn(&format!("warning: {at}"));
+                        }
+                    }
+                    self.push(record, progress)?
+                }
                 Err(e) => self.skip(e, progress)?,
             }
+        }
+        if duplicates > MAX_REPORTED {
+            progress.warn(&format!("warning: {}: {duplicates} duplicate records in all", reader.name()));
+        }
+        if keys.full() {
+            progress.warn(&format!(
+                "warning: {}: more than {} records; later ones were not checked for duplicate keys",
+                reader.name(),
+                ragjudge_core::read::DEFAULT_KEY_LIMIT
+            ));
         }
         Ok(())
     }

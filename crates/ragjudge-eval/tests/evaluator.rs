@@ -195,3 +195,36 @@ fn no_valid_record_is_an_error_and_settings_are_checked() {
     assert_eq!(Evaluator::new(vec![Box::new(Flaky)], bad).unwrap_err().to_string(), "--bootstrap must be at least 1");
     assert!(Evaluator::new(Vec::new(), EvalSettings::default()).is_err());
 }
+
+/// Collects warnings.
+#[derive(Default)]
+struct Warnings(RefCell<Vec<String>>);
+
+impl Progress for Warnings {
+    fn warn(&self, message: &str) {
+        self.0.borrow_mut().push(message.to_string());
+    }
+}
+
+#[test]
+fn duplicate_keys_are_scored_and_reported_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.jsonl");
+    // Lines 1 and 3 share (q1, runs, no run); line 4 differs by its run.
+    std::fs::write(
+        &path,
+        "{\"id\": \"q1\", \"query\": \"q\", \"answer\": \"a\"}\n\
+         {\"id\": \"q2\", \"query\": \"q\", \"answer\": \"a\"}\n\
+         {\"id\": \"q1\", \"query\": \"q\", \"answer\": \"b\"}\n\
+         {\"id\": \"q1\", \"run\": 2, \"query\": \"q\", \"answer\": \"c\"}\n",
+    )
+    .unwrap();
+    let ev = evaluator(vec![Box::new(Flaky)]);
+    let log = Warnings::default();
+    let report = ev.evaluate_files(&[path.clone()], None, Vec::new(), &log).unwrap();
+    assert_eq!(report.summary.records, 4);
+    assert_eq!(
+        *log.0.borrow(),
+        [format!("warning: {}:3: duplicate record: id `q1`, system `runs` (first on line 1)", path.display())]
+    );
+}

@@ -3,6 +3,7 @@
 
 use super::json::{contexts_from_value, history_from_value, json_error_message, meta_from_value, FieldError};
 use super::pylist::parse_py_list;
+use super::Item;
 use crate::error::{excerpt, human_size, InputError};
 use crate::record::{Context, Record};
 use serde_json::{Map, Value};
@@ -90,6 +91,8 @@ struct Cols {
 /// The Open RAG Eval group being collected: the rows of one (query_id, query_run).
 struct Group {
     key: (String, String),
+    /// The group's first row.
+    row: u64,
     /// `None` once a row of the group was bad: the error was reported, no record is yielded.
     record: Option<Record>,
 }
@@ -264,12 +267,12 @@ impl CsvSource {
 
     /// Produces the next items (records or errors) into `out`. Returns `false` at the end of
     /// input (after flushing any open group) or after a fatal error.
-    pub(crate) fn advance(&mut self, out: &mut VecDeque<Result<Record, InputError>>, attempts: &mut u64) -> bool {
+    pub(crate) fn advance(&mut self, out: &mut VecDeque<Item>, attempts: &mut u64) -> bool {
         loop {
             match self.read_row() {
                 Err(e) => {
                     self.flush_group(out);
-                    out.push_back(Err(e));
+                    out.push_back((None, Err(e)));
                     return false;
                 }
                 Ok(false) => {
@@ -287,7 +290,7 @@ impl CsvSource {
                 if let Some(g) = &mut self.group {
                     g.record = None;
                 }
-                out.push_back(Err(self.error(row, e)));
+                out.push_back((None, Err(self.error(row, e))));
                 return true;
             }
             if self.rec.len() != self.width {
@@ -300,7 +303,7 @@ impl CsvSource {
                         g.record = None;
                     }
                 }
-                out.push_back(Err(self.error(row, e)));
+                out.push_back((None, Err(self.error(row, e))));
                 return true;
             }
             if self.layout == Layout::OpenRag {
@@ -312,7 +315,7 @@ impl CsvSource {
                 continue;
             }
             let item = self.flat_record(*attempts).map_err(|e| self.error(row, e));
-            out.push_back(item);
+            out.push_back((Some(row), item));
             return true;
         }
     }
@@ -355,12 +358,12 @@ impl CsvSource {
     }
 
     /// Handles one Open RAG Eval row: extends the current group, or closes it and starts a new one.
-    fn open_rag_row(&mut self, out: &mut VecDeque<Result<Record, InputError>>) {
+    fn open_rag_row(&mut self, out: &mut VecDeque<Item>) {
         let row = self.row;
         let key = match (self.required(&self.cols.id), self.optional(&self.cols.run)) {
             (Ok(id), Ok(run)) => (id, run.unwrap_or_default()),
             (Err(e), _) | (_, Err(e)) => {
-                out.push_back(Err(self.error(row, e)));
+                out.push_back((None, Err(self.error(row, e))));
                 return;
             }
         };
@@ -375,18 +378,18 @@ impl CsvSource {
                         excerpt(&key.1)
                     ),
                 };
-                out.push_back(Err(self.error(row, e)));
+                out.push_back((None, Err(self.error(row, e))));
                 return;
             }
             let record = self.open_rag_record(&key);
             let record = match record {
                 Ok(r) => Some(r),
                 Err(e) => {
-                    out.push_back(Err(self.error(row, e)));
+                    out.push_back((None, Err(self.error(row, e))));
                     None
                 }
             };
-            self.group = Some(Group { key, record });
+            self.group = Some(Group { key, row, record });
         }
         let passage = self.open_rag_passage();
         let group = self.group.as_mut().expect("group was just set");
@@ -396,7 +399,7 @@ impl CsvSource {
             (Err(e), _) => {
                 group.record = None;
                 let err = InputError::new(&self.name, Some(row), e.field, e.message);
-                out.push_back(Err(err));
+                out.push_back((None, Err(err)));
             }
         }
     }
@@ -439,11 +442,11 @@ impl CsvSource {
     }
 
     /// Closes the current group, yielding its record unless one of its rows was bad.
-    fn flush_group(&mut self, out: &mut VecDeque<Result<Record, InputError>>) {
+    fn flush_group(&mut self, out: &mut VecDeque<Item>) {
         if let Some(g) = self.group.take() {
             self.closed.insert(key_hash(&g.key));
             if let Some(r) = g.record {
-                out.push_back(Ok(r));
+                out.push_back((Some(g.row), Ok(r)));
             }
         }
     }

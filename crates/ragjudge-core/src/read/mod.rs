@@ -16,8 +16,14 @@
 
 mod csvin;
 mod json;
+mod keys;
 mod lines;
 mod pylist;
+
+pub use keys::{Duplicate, DuplicateKeys, DEFAULT_LIMIT as DEFAULT_KEY_LIMIT};
+
+/// A record or an error, with the line (JSONL) or row (CSV) a record starts on.
+pub(crate) type Item = (Option<u64>, Result<Record, InputError>);
 
 use crate::error::{human_size, InputError};
 use crate::record::Record;
@@ -107,7 +113,9 @@ pub struct RecordReader {
     system: String,
     max_line_bytes: usize,
     source: Source,
-    pending: VecDeque<Result<Record, InputError>>,
+    pending: VecDeque<Item>,
+    /// Where the record last yielded starts.
+    last_line: Option<u64>,
     /// Records attempted so far (non-blank lines, data rows): the default id and the "no
     /// records" check.
     attempts: u64,
@@ -143,6 +151,7 @@ impl RecordReader {
             max_line_bytes: opts.max_line_bytes,
             source: Source::Done,
             pending: VecDeque::new(),
+            last_line: None,
             attempts: 0,
         };
         let csv_layout = match opts.format {
@@ -173,20 +182,20 @@ impl RecordReader {
             Ok(x) => x,
             Err(e) => {
                 self.format = format_of(layout.unwrap_or(Layout::Ours));
-                self.pending.push_back(Err(e));
+                self.pending.push_back((None, Err(e)));
                 return;
             }
         };
         if names.is_empty() || names.len() == 1 && names[0].is_empty() {
             self.format = format_of(layout.unwrap_or(Layout::Ours));
-            self.pending.push_back(Err(InputError::fatal(&self.name, None, "no records")));
+            self.pending.push_back((None, Err(InputError::fatal(&self.name, None, "no records"))));
             return;
         }
         let layout = layout.unwrap_or_else(|| detect_layout(&names));
         self.format = format_of(layout);
         match src.set_layout(layout, &names) {
             Ok(()) => self.source = Source::Csv(Box::new(src)),
-            Err(e) => self.pending.push_back(Err(e)),
+            Err(e) => self.pending.push_back((None, Err(e))),
         }
     }
 
@@ -200,6 +209,12 @@ impl RecordReader {
         &self.name
     }
 
+    /// Where the record last yielded starts: its 1-based JSONL line, or its CSV row with the
+    /// header as row 1 (Open RAG Eval: the first row of its group). `None` before the first record.
+    pub fn last_line(&self) -> Option<u64> {
+        self.last_line
+    }
+
     /// Reads on until at least one item is pending or the input is exhausted.
     fn advance(&mut self) {
         let more = match &mut self.source {
@@ -211,7 +226,7 @@ impl RecordReader {
             self.source = Source::Done;
             if self.attempts == 0 && self.pending.is_empty() {
                 self.attempts = 1;
-                self.pending.push_back(Err(InputError::fatal(&self.name, None, "no records")));
+                self.pending.push_back((None, Err(InputError::fatal(&self.name, None, "no records"))));
             }
         }
     }
@@ -227,7 +242,7 @@ impl RecordReader {
                 Err(e) => {
                     self.attempts += 1;
                     let at = Some(*line + 1);
-                    self.pending.push_back(Err(InputError::fatal(&self.name, at, format!("read error: {e}"))));
+                    self.pending.push_back((None, Err(InputError::fatal(&self.name, at, format!("read error: {e}")))));
                     return false;
                 }
             };
@@ -239,7 +254,7 @@ impl RecordReader {
             if status == LineRead::TooLong {
                 self.attempts += 1;
                 let msg = format!("line is longer than the {} limit", human_size(self.max_line_bytes));
-                self.pending.push_back(Err(InputError::new(&self.name, at, None, msg)));
+                self.pending.push_back((None, Err(InputError::new(&self.name, at, None, msg))));
                 return true;
             }
             let bytes: &[u8] = if *line == 1 { buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf) } else { buf };
@@ -251,7 +266,7 @@ impl RecordReader {
                 Ok(t) => t,
                 Err(e) => {
                     let msg = format!("invalid UTF-8 at byte offset {}", e.valid_up_to());
-                    self.pending.push_back(Err(InputError::new(&self.name, at, None, msg)));
+                    self.pending.push_back((None, Err(InputError::new(&self.name, at, None, msg))));
                     return true;
                 }
             };
@@ -262,7 +277,7 @@ impl RecordReader {
                     record_from_value(v, defaults).map_err(|e| InputError::new(&self.name, at, e.field, e.message))
                 }
             };
-            self.pending.push_back(item);
+            self.pending.push_back((at, item));
             return true;
         }
     }
@@ -292,7 +307,10 @@ impl Iterator for RecordReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(item) = self.pending.pop_front() {
+            if let Some((line, item)) = self.pending.pop_front() {
+                if item.is_ok() {
+                    self.last_line = line;
+                }
                 if matches!(&item, Err(e) if e.fatal) {
                     self.pending.clear();
                     self.source = Source::Done;
