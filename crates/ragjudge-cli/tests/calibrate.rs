@@ -136,3 +136,65 @@ fn bad_inputs_give_one_line_errors() {
     let o = ragjudge(&["calibrate", "--apply", &junk, "--scores", &scores]);
     assert_one_line_error(&o, "junk.json: not a calibrator file");
 }
+
+#[test]
+fn files_with_only_id_columns_join_on_id() {
+    // The scores and labels of `separated`, without the `system` column in either file.
+    let dir = tempfile::tempdir().unwrap();
+    let mut scores = String::from("id,score\n");
+    let mut labels = String::from("id,label\n");
+    for i in 0..20 {
+        let (s, r) = if i < 10 { (0.25, 1 + i % 2) } else { (0.75, 4 + i % 2) };
+        scores.push_str(&format!("q{i},{s}\n"));
+        labels.push_str(&format!("q{i},{r}\n"));
+    }
+    let scores = write(dir.path(), "s.csv", &scores);
+    let labels = write(dir.path(), "l.csv", &labels);
+    let saved = dir.path().join("cal.json").display().to_string();
+    let args = [
+        "calibrate",
+        "--scores",
+        &scores,
+        "--labels",
+        &labels,
+        "--score-col",
+        "score",
+        "--label-col",
+        "label",
+        "--binarize",
+        "3",
+        "--method",
+        "isotonic",
+        "--alpha",
+        "0.2",
+        "--save",
+        &saved,
+        "--json",
+    ];
+    let report: Value = serde_json::from_str(&stdout(&ragjudge(&args))).unwrap();
+    // Every one of the 20 rows joins (by hand: 10 fit, 5 calibration, 5 test).
+    assert_eq!((report["joined"].as_u64(), report["fit"].as_u64()), (Some(20), Some(10)));
+    let saved_json: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(saved_json["on"], serde_json::json!(["id"]));
+    let new = write(dir.path(), "new.csv", "id,score\nlo,0.25\nhi,0.75\n");
+    let out = stdout(&ragjudge(&["calibrate", "--apply", &saved, "--scores", &new]));
+    // Isotonic on perfectly separated fitting rows: P(1) = 0 at 0.25 and 1 at 0.75. With 5
+    // calibration rows and alpha 0.2 the LAC threshold is the ceil(6 * 0.8) = 5th smallest of five
+    // non-conformity scores, all 0, so each set holds the predicted label only.
+    assert_eq!(out, "id,p_0,p_1,set_lac\nlo,1,0,{0}\nhi,0,1,{1}\n");
+}
+
+#[test]
+fn a_duplicate_key_in_the_scores_is_reported_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, labels) = separated(dir.path());
+    let mut text = std::fs::read_to_string(&scores).unwrap();
+    text.push_str("q3,s,0.75\n");
+    let scores = write(dir.path(), "dup.csv", &text);
+    let o = fit(&scores, &labels, "s", &["--binarize", "3", "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // The repeat on line 22 (header + 20 rows + 1) is left out: 20 rows join.
+    assert_eq!(report["joined"].as_u64(), Some(20));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("dup.csv:22: duplicate key [\"q3\", \"s\"] (first on line 5)"), "{err}");
+}

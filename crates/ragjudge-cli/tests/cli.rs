@@ -262,6 +262,32 @@ fn correlate_joins_a_second_file_on_keys() {
 }
 
 #[test]
+fn correlate_joins_on_id_alone_when_the_ratings_name_no_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let scores = write(
+        dir.path(),
+        "scores.csv",
+        b"id,system,m
+q1,a,1
+q2,a,2
+q3,a,3
+q4,a,4
+",
+    );
+    let ratings = write(
+        dir.path(),
+        "ratings.jsonl",
+        b"{\"id\":\"q4\",\"h\":3}\n{\"id\":\"q3\",\"h\":4}\n{\"id\":\"q2\",\"h\":1}\n{\"id\":\"q1\",\"h\":2}\n",
+    );
+    let o = ragjudge(&["correlate", &scores, "--x", "m", "--with", &ratings, "--y", "h", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["n"], 4);
+    // The same pairs as above: r = 0.6.
+    assert!((v["pearson"]["coefficient"].as_f64().unwrap() - 0.6).abs() < 1e-12);
+}
+
+#[test]
 fn ask_an_http_judge_through_the_call_cache() {
     use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
     let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("Paris").with_top_logprobs(&[

@@ -8,6 +8,7 @@ pub mod error;
 pub mod metric;
 pub mod read;
 pub mod record;
+pub mod table;
 pub mod text;
 
 pub use error::InputError;

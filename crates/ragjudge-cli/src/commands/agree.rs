@@ -3,8 +3,8 @@
 //! predicted, as scikit-learn). Labels come from a judge's output or from any per-record score.
 
 use crate::args::AgreeArgs;
-use crate::commands::correlate::read_table;
 use anyhow::{bail, Context as _, Result};
+use ragjudge_core::table::read_table;
 use ragjudge_stats::{accuracy, cohen_kappa, confusion_matrix, Weights};
 use serde::Deserialize;
 use serde_json::json;

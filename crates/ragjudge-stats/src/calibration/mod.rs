@@ -16,11 +16,15 @@ pub mod isotonic;
 mod linalg;
 pub mod metrics;
 pub mod ordinal;
+pub mod pipeline;
 pub mod platt;
 pub mod split;
 
 pub use isotonic::IsotonicCalibrator;
 pub use ordinal::OrdinalLogit;
+pub use pipeline::{
+    Calibrated, CalibrationParams, FitReport, FittedCalibration, LabelledScores, PipelineError, ValidCalibrationParams,
+};
 pub use platt::PlattScaler;
 
 use serde::{Deserialize, Serialize};

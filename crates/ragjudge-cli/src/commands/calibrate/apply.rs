@@ -1,0 +1,79 @@
+//! `calibrate --apply FILE`: calibrated probabilities and prediction sets for a new score file.
+
+use super::report::set_column;
+use super::{keys, read_scores, CalibrateArgs};
+use anyhow::{bail, Context as _, Result};
+use ragjudge_stats::calibration::FittedCalibration;
+use std::io::Write;
+use std::path::Path;
+
+/// Applies the calibrator saved in `path` to `--scores`, writing `--output` (CSV or JSONL) or stdout.
+pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let saved: FittedCalibration =
+        serde_json::from_str(&text).with_context(|| format!("{name}: not a calibrator file"))?;
+    saved.check().with_context(|| name.to_string())?;
+    let keys = keys(&saved.on)?;
+    let (rows, total) = read_scores(&args.scores, &keys, &saved.score_columns, false)?;
+    let label_text: Vec<String> = saved.labels.iter().map(|l| l.to_string()).collect();
+    let set_text = |set: &[usize]| -> String {
+        format!("{{{}}}", set.iter().map(|&k| label_text[k].as_str()).collect::<Vec<_>>().join(","))
+    };
+
+    let jsonl = match &args.output {
+        Some(p) => match p.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("csv") => false,
+            Some("jsonl") | Some("ndjson") => true,
+            _ => bail!("{}: unknown output format (use .csv or .jsonl)", p.display()),
+        },
+        None => args.json,
+    };
+    let sink: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut header: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    header.extend(label_text.iter().map(|l| format!("p_{l}")));
+    header.extend(saved.conformal.iter().map(|c| set_column(c.score)));
+
+    let (mut csv_out, mut json_out) =
+        if jsonl { (None, Some(sink)) } else { (Some(csv::Writer::from_writer(sink)), None) };
+    if let Some(w) = csv_out.as_mut() {
+        w.write_record(&header)?;
+    }
+    for row in &rows {
+        let c =
+            saved.apply(&row.x).with_context(|| format!("{}:{}: cannot calibrate", args.scores.display(), row.line))?;
+        let sets: Vec<String> = c.sets.iter().map(|s| set_text(s)).collect();
+        if let Some(w) = csv_out.as_mut() {
+            let mut rec: Vec<String> = row.key.clone();
+            rec.extend(c.probs.iter().map(|v| v.to_string()));
+            rec.extend(sets);
+            w.write_record(&rec)?;
+        } else if let Some(w) = json_out.as_mut() {
+            let mut obj = serde_json::Map::new();
+            for (k, v) in keys.iter().zip(&row.key) {
+                obj.insert(k.to_string(), v.clone().into());
+            }
+            for (l, v) in label_text.iter().zip(&c.probs) {
+                obj.insert(format!("p_{l}"), (*v).into());
+            }
+            for (cp, s) in saved.conformal.iter().zip(sets) {
+                obj.insert(set_column(cp.score), s.into());
+            }
+            writeln!(w, "{}", serde_json::Value::Object(obj))?;
+        }
+    }
+    if let Some(mut w) = csv_out {
+        w.flush()?;
+    }
+    if let Some(mut w) = json_out {
+        w.flush()?;
+    }
+    let skipped = total - rows.len();
+    if skipped > 0 {
+        eprintln!("{} rows calibrated; {skipped} rows without all score columns left out", rows.len());
+    }
+    Ok(())
+}
