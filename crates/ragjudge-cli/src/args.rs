@@ -31,137 +31,17 @@ pub enum Command {
     /// Ask a judge model one question: generated text, or probabilities of single-token labels.
     Ask(crate::commands::ask::AskArgs),
     /// DICE: judge two systems question by question (both orders) and score the match.
-    Compare(CompareArgs),
+    Compare(crate::commands::dice::compare::CompareArgs),
     /// DICE tournament over many systems: Swiss (Elo pairing) or round robin; Elo and Bradley-Terry.
-    Tournament(TournamentArgs),
+    Tournament(crate::commands::dice::tournament::TournamentArgs),
     /// DICE baseline mode: one system against high / medium / low quality baselines.
-    Baseline(BaselineArgs),
+    Baseline(crate::commands::dice::baseline::BaselineArgs),
     /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
-    Agree(AgreeArgs),
+    Agree(crate::commands::agree::AgreeArgs),
     /// Calibrate machine scores against human labels (Platt, isotonic, ordinal) with conformal prediction sets.
     Calibrate(crate::commands::calibrate::CalibrateArgs),
     /// Counterfactual bias probes: write demographic-swap variants, report score and answer shifts.
     Probes(crate::commands::probes::ProbesArgs),
-}
-
-/// Options of every DICE command (compare, tournament, baseline).
-#[derive(Debug, Args)]
-pub struct DiceArgs {
-    #[command(flatten)]
-    pub judge: JudgeArgs,
-    /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
-    #[arg(long, short = 'o', required_unless_present = "dry_run")]
-    pub output: Option<PathBuf>,
-    /// Skip stage I (the judge's analysis): score the verdict directly.
-    #[arg(long)]
-    pub no_reasoning: bool,
-    /// Judge each pair in one order only (no position-bias averaging).
-    #[arg(long)]
-    pub no_swap: bool,
-    /// Margin below which a verdict is scored softly.
-    #[arg(long, default_value_t = 0.1)]
-    pub tau: f64,
-    /// Judge only the first N shared questions of each match.
-    #[arg(long)]
-    pub limit: Option<usize>,
-    /// Judge only these question ids (comma separated).
-    #[arg(long, value_delimiter = ',')]
-    pub ids: Vec<String>,
-    /// Prompt language: `auto` (from each question), `en` or `zh`.
-    #[arg(long, default_value = "auto")]
-    pub lang: String,
-    /// Divide out the judge's label prior, estimated on content-free pairs (contextual
-    /// calibration); the prior is recorded in the report and the traces.
-    #[arg(long)]
-    pub debias: bool,
-    /// Count the judge calls and estimate prompt tokens without calling the judge (cached calls
-    /// are counted as free).
-    #[arg(long)]
-    pub dry_run: bool,
-}
-
-/// `ragjudge compare`.
-#[derive(Debug, Args)]
-pub struct CompareArgs {
-    /// Records of system A.
-    pub a: PathBuf,
-    /// Records of system B (joined with A on `id`).
-    pub b: PathBuf,
-    #[command(flatten)]
-    pub dice: DiceArgs,
-    /// Print the result as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `ragjudge tournament`.
-#[derive(Debug, Args)]
-pub struct TournamentArgs {
-    /// Run files, one system each (or several systems in one file).
-    #[arg(required = true, num_args = 1..)]
-    pub runs: Vec<PathBuf>,
-    #[command(flatten)]
-    pub dice: DiceArgs,
-    /// `swiss` or `round-robin`.
-    #[arg(long, default_value = "swiss")]
-    pub format: String,
-    /// Swiss rounds (default ceil(log2 N) + 1).
-    #[arg(long)]
-    pub rounds: Option<usize>,
-    /// Rank by `bt` (Bradley-Terry over every per-question outcome) or `elo` (the paper's
-    /// leaderboard; after few Swiss rounds it depends on the pairing order).
-    #[arg(long, default_value = "bt")]
-    pub rank_by: String,
-    /// Seed of the bootstrap and of any shuffle.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Print the leaderboard as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `ragjudge baseline`.
-#[derive(Debug, Args)]
-pub struct BaselineArgs {
-    /// Records of the system under test.
-    pub target: PathBuf,
-    /// Records of the high-quality baseline.
-    #[arg(long)]
-    pub high: PathBuf,
-    /// Records of the medium-quality baseline.
-    #[arg(long)]
-    pub medium: PathBuf,
-    /// Records of the low-quality baseline.
-    #[arg(long)]
-    pub low: PathBuf,
-    #[command(flatten)]
-    pub dice: DiceArgs,
-    /// Print the result as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `ragjudge agree`.
-#[derive(Debug, Args)]
-pub struct AgreeArgs {
-    /// Predicted pairwise labels: JSONL of `{"id", "system_a", "system_b", "label": "A"|"B"|"tie"}`.
-    #[arg(long, required_unless_present = "scorer")]
-    pub pred: Option<PathBuf>,
-    /// Gold (human) pairwise labels, same layout.
-    #[arg(long)]
-    pub gold: PathBuf,
-    /// Derive labels from a per-record score instead: `metric:COLUMN` of `--scores`.
-    #[arg(long, requires = "scores", conflicts_with = "pred")]
-    pub scorer: Option<String>,
-    /// Per-record scores (CSV or JSONL with `id`, `system` and the scorer's column).
-    #[arg(long)]
-    pub scores: Option<PathBuf>,
-    /// With `--scorer`: a score difference within +-DELTA is a tie.
-    #[arg(long, default_value_t = 0.0)]
-    pub delta: f64,
-    /// Print JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Number format of an encoder's dense matrix products.

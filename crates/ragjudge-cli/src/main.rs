@@ -17,9 +17,9 @@ fn main() {
         args::Command::Similarity(a) => commands::embed::run_similarity(&a),
         args::Command::Ask(a) => commands::ask::run(&a),
         args::Command::Agree(a) => commands::agree::run(&a),
-        args::Command::Compare(a) => commands::compare::run(&a),
-        args::Command::Tournament(a) => commands::tournament::run(&a),
-        args::Command::Baseline(a) => commands::baseline::run(&a),
+        args::Command::Compare(a) => commands::dice::compare::run(&a),
+        args::Command::Tournament(a) => commands::dice::tournament::run(&a),
+        args::Command::Baseline(a) => commands::dice::baseline::run(&a),
         args::Command::Calibrate(a) => commands::calibrate::run(&a),
         args::Command::Probes(a) => commands::probes::run(&a),
     };

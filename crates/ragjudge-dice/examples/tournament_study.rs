@@ -71,8 +71,9 @@ fn main() {
                             QuestionScore { question: format!("q{k}"), s_a: s.s_a, s_b: s.s_b }
                         })
                         .collect();
-                    MatchResult { scores, judge_calls: questions }
-                });
+                    Ok::<_, std::convert::Infallible>(MatchResult { scores, judge_calls: questions })
+                })
+                .unwrap_or_else(|never| match never {});
                 matches = lb.matches.len();
                 let mut truth = vec![0.0; n];
                 let mut elo = vec![0.0; n];

@@ -165,11 +165,57 @@ impl Default for JudgeOptions {
     }
 }
 
+/// Which record of a pair was shown first. Serialised as `"ab"` / `"ba"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// The pair's first record was shown as answer A.
+    Ab,
+    /// Swapped: the pair's first record was shown as answer B.
+    Ba,
+}
+
+impl Order {
+    /// Whether the pair's records were shown swapped.
+    pub fn is_swapped(self) -> bool {
+        self == Order::Ba
+    }
+
+    /// `"ab"` or `"ba"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Ab => "ab",
+            Order::Ba => "ba",
+        }
+    }
+
+    /// The order with the pair swapped or not.
+    pub fn of(swapped: bool) -> Self {
+        if swapped {
+            Order::Ba
+        } else {
+            Order::Ab
+        }
+    }
+}
+
+impl PartialEq<&str> for Order {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for Order {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One presentation order of a pair and what the judge said about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OrderJudgement {
-    /// `"ab"`: the pair's first record was shown as answer A; `"ba"`: it was shown as B.
-    pub order: String,
+    /// Whether the pair's first record was shown as answer A (`ab`) or as B (`ba`).
+    pub order: Order,
     /// Stage I text (empty without reasoning).
     pub reasoning: String,
     /// Category of the pair's first record (original orientation), if parsable.
@@ -359,7 +405,7 @@ impl PairwiseJudge {
         let (raw_a, raw_b) = if swapped { (raw_b, raw_a) } else { (raw_a, raw_b) };
         let back = |p: Probs| if swapped { p.swapped() } else { p };
         Ok(OrderJudgement {
-            order: if swapped { "ba" } else { "ab" }.to_string(),
+            order: Order::of(swapped),
             category_a: raw_a.as_deref().and_then(Category::parse),
             category_b: raw_b.as_deref().and_then(Category::parse),
             category_a_raw: raw_a,

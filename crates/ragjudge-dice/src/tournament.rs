@@ -146,10 +146,11 @@ pub struct Leaderboard {
     pub matches: Vec<PlayedMatch>,
 }
 
-/// Runs a tournament among `systems`, calling `play(a, b)` once per match.
-pub fn run<F>(systems: &[String], cfg: &TournamentConfig, mut play: F) -> Leaderboard
+/// Runs a tournament among `systems`, calling `play(a, b)` once per match; the first error of
+/// `play` stops the tournament and is returned.
+pub fn run<F, E>(systems: &[String], cfg: &TournamentConfig, mut play: F) -> Result<Leaderboard, E>
 where
-    F: FnMut(&str, &str) -> MatchResult,
+    F: FnMut(&str, &str) -> Result<MatchResult, E>,
 {
     let n = systems.len();
     let mut elo = vec![cfg.elo.initial; n];
@@ -158,8 +159,8 @@ where
     let mut played = Vec::new();
     let mut judge_calls = 0usize;
 
-    let mut play_one = |a: usize, b: usize, round: usize, elo: &mut Vec<f64>| {
-        let r = play(&systems[a], &systems[b]);
+    let mut play_one = |a: usize, b: usize, round: usize, elo: &mut Vec<f64>| -> Result<(), E> {
+        let r = play(&systems[a], &systems[b])?;
         judge_calls += r.judge_calls;
         let s_a = r.s_a();
         for q in &r.scores {
@@ -185,13 +186,14 @@ where
             elo_a: up.r_a,
             elo_b: up.r_b,
         });
+        Ok(())
     };
 
     match cfg.format {
         Format::RoundRobin => {
             for (round, pairs) in round_robin_rounds(n).into_iter().enumerate() {
                 for (a, b) in pairs {
-                    play_one(a, b, round, &mut elo);
+                    play_one(a, b, round, &mut elo)?;
                 }
             }
         }
@@ -201,7 +203,7 @@ where
             for round in 0..rounds {
                 let r = pairer.next_round(&elo);
                 for (a, b) in r.pairs {
-                    play_one(a, b, round, &mut elo);
+                    play_one(a, b, round, &mut elo)?;
                 }
             }
         }
@@ -238,5 +240,5 @@ where
     let rr_matches = n * n.saturating_sub(1) / 2;
     let round_robin_calls =
         if n_matches == 0 { 0 } else { (judge_calls as f64 * rr_matches as f64 / n_matches as f64).round() as usize };
-    Leaderboard { systems: standings, judge_calls, round_robin_calls, matches: played }
+    Ok(Leaderboard { systems: standings, judge_calls, round_robin_calls, matches: played })
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use ragjudge_models::ProbSource;
 use serde::{Deserialize, Serialize};
 
-use crate::judgement::{Category, PairJudgement, Probs};
+use crate::judgement::{Category, Order, PairJudgement, Probs};
 
 /// The trace of one order of one pairwise judgement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,7 +20,7 @@ pub struct TraceRecord {
     /// System of the pair's second record (B in original terms).
     pub system_b: String,
     /// `"ab"` or `"ba"`: which record was shown first.
-    pub order: String,
+    pub order: Order,
     /// Prompt version, e.g. `dice-en-v2`.
     pub prompt_version: String,
     /// Prompt language, `"en"` or `"zh"`.
@@ -70,7 +70,7 @@ impl TraceRecord {
                 question_id: pair.question_id.clone(),
                 system_a: pair.system_a.clone(),
                 system_b: pair.system_b.clone(),
-                order: o.order.clone(),
+                order: o.order,
                 prompt_version: pair.prompt_version.clone(),
                 lang: pair.lang.clone(),
                 judge: pair.judge.clone(),

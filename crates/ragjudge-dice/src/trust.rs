@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::judgement::{PairJudgement, Probs};
+use crate::judgement::{Order, PairJudgement, Probs};
 use crate::scoring::MARGIN_TOLERANCE;
 
 /// Order consistency below which the report warns.
@@ -132,9 +132,9 @@ pub fn trust_report(items: &[TrustItem<'_>], tau: f64) -> TrustReport {
         for o in &j.orders {
             orders += 1;
             // The verdict in original terms; the answer shown first is A in order `ab`, B in `ba`.
-            match (winner(o.final_probs()), o.order.as_str()) {
+            match (winner(o.final_probs()), o.order) {
                 (2, _) => ties += 1,
-                (0, "ab") | (1, "ba") => first += 1,
+                (0, Order::Ab) | (1, Order::Ba) => first += 1,
                 _ => {}
             }
             if let Some(m) = o.label_mass {
@@ -241,7 +241,7 @@ mod tests {
     fn order(order: &str, presented: [f64; 3], mass: Option<f64>) -> OrderJudgement {
         let p = Probs::from_array(presented);
         OrderJudgement {
-            order: order.into(),
+            order: if order == "ba" { crate::judgement::Order::Ba } else { crate::judgement::Order::Ab },
             reasoning: String::new(),
             category_a: None,
             category_b: None,

@@ -10,6 +10,7 @@ use ragjudge_dice::scoring::{
 use ragjudge_dice::swiss::{default_rounds, round_robin, round_robin_rounds, SwissPairer};
 use ragjudge_dice::tournament::{self, Format, MatchResult, QuestionScore, RankBy, TournamentConfig};
 use std::collections::HashSet;
+use std::convert::Infallible;
 
 // ---------- scoring ----------
 
@@ -395,7 +396,7 @@ fn check_recovers_order(
         bt: BtConfig { n_boot: 100, ..BtConfig::default() },
         ..TournamentConfig::default()
     };
-    let lb = tournament::run(&systems, &cfg, judge);
+    let lb = tournament::run(&systems, &cfg, infallible(judge)).unwrap();
     let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
     assert_eq!(names, ["sys7", "sys6", "sys5", "sys4", "sys3", "sys2", "sys1", "sys0"], "{format:?}");
     let total: f64 = lb.systems.iter().map(|s| s.elo).sum();
@@ -435,8 +436,9 @@ fn leaderboard_serialises() {
     let lb = tournament::run(
         &scripted_systems()[..3],
         &TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() },
-        scripted,
-    );
+        infallible(scripted),
+    )
+    .unwrap();
     let json = serde_json::to_string(&lb).unwrap();
     let back: tournament::Leaderboard = serde_json::from_str(&json).unwrap();
     assert_eq!(back, lb);
@@ -450,8 +452,12 @@ fn draws_count_as_ties() {
     let lb = tournament::run(
         &systems,
         &TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() },
-        |_, _| MatchResult { scores: vec![QuestionScore { question: "q".into(), s_a: 0.5, s_b: 0.5 }], judge_calls: 1 },
-    );
+        infallible(|_, _| MatchResult {
+            scores: vec![QuestionScore { question: "q".into(), s_a: 0.5, s_b: 0.5 }],
+            judge_calls: 1,
+        }),
+    )
+    .unwrap();
     assert!(lb.systems.iter().all(|s| s.ties == 1 && s.elo == 1000.0));
 }
 
@@ -466,7 +472,7 @@ fn swiss_elo_ranking_is_exact_only_at_the_ends() {
         rank_by: RankBy::Elo,
         ..TournamentConfig::default()
     };
-    let lb = tournament::run(&systems, &cfg, scripted);
+    let lb = tournament::run(&systems, &cfg, infallible(scripted)).unwrap();
     let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
     assert_eq!(&names[..2], ["sys7", "sys6"]);
     assert_eq!(&names[6..], ["sys1", "sys0"]);
@@ -482,7 +488,7 @@ fn swiss_elo_with_graded_margins_keeps_the_top_and_bottom() {
         rank_by: RankBy::Elo,
         ..TournamentConfig::default()
     };
-    let lb = tournament::run(&scripted_systems(), &cfg, graded);
+    let lb = tournament::run(&scripted_systems(), &cfg, infallible(graded)).unwrap();
     assert_eq!(lb.systems[0].system, "sys7");
     assert_eq!(lb.systems[7].system, "sys0");
 }
@@ -493,8 +499,33 @@ fn default_swiss_ranking_recovers_the_scripted_order() {
     // 4 Swiss rounds puts the 8 scripted systems in their exact strength order.
     let cfg = TournamentConfig { bt: BtConfig { n_boot: 0, ..BtConfig::default() }, ..TournamentConfig::default() };
     assert_eq!(cfg.rank_by, RankBy::BradleyTerry);
-    let lb = tournament::run(&scripted_systems(), &cfg, scripted);
+    let lb = tournament::run(&scripted_systems(), &cfg, infallible(scripted)).unwrap();
     let names: Vec<&str> = lb.systems.iter().map(|s| s.system.as_str()).collect();
     assert_eq!(names, ["sys7", "sys6", "sys5", "sys4", "sys3", "sys2", "sys1", "sys0"]);
     assert_eq!(lb.matches.len(), 16);
+}
+
+/// A match function that cannot fail, for the fallible tournament driver.
+fn infallible(
+    mut f: impl FnMut(&str, &str) -> MatchResult,
+) -> impl FnMut(&str, &str) -> Result<MatchResult, Infallible> {
+    move |a, b| Ok(f(a, b))
+}
+
+#[test]
+fn a_failing_match_stops_the_tournament_with_its_error() {
+    let systems: Vec<String> = (0..4).map(|i| format!("sys{i}")).collect();
+    let mut calls = 0;
+    let cfg = TournamentConfig { format: Format::RoundRobin, ..TournamentConfig::default() };
+    let err = tournament::run(&systems, &cfg, |_, _| {
+        calls += 1;
+        if calls == 3 {
+            Err("judge down")
+        } else {
+            Ok(MatchResult::default())
+        }
+    })
+    .unwrap_err();
+    assert_eq!(err, "judge down");
+    assert_eq!(calls, 3);
 }

@@ -1,13 +1,35 @@
-//! `ragjudge compare`: one DICE match between two systems (seed 001): each shared question is
+//! `ragjudge compare`: one DICE match between two systems (DICE §3.3): each shared question is
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use crate::args::CompareArgs;
-use crate::commands::matches::{read_run, with_fields, MatchRunner, Played, Row};
+use super::{conclude, DiceArgs};
 use anyhow::{bail, Result};
+use clap::Args;
 use ragjudge_core::Record;
+use ragjudge_dice::pair_score::ScoredPair;
+use ragjudge_dice::run::{read_run, with_fields, Played};
 use serde_json::json;
 use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// `ragjudge compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Records of system A.
+    pub a: PathBuf,
+    /// Records of system B (joined with A on `id`).
+    pub b: PathBuf,
+    #[command(flatten)]
+    pub dice: DiceArgs,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A category as reports spell it (`FullyCorrect`, ...), `unparsed` when the judge gave none.
+fn category(c: Option<ragjudge_dice::judgement::Category>) -> Option<String> {
+    c.map(|c| format!("{c:?}"))
+}
 
 /// Runs `ragjudge compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
@@ -18,20 +40,19 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         (Some(x), Some(y)) => (x.system.clone(), y.system.clone()),
         _ => bail!("{} and {} share no question id", args.a.display(), args.b.display()),
     };
-    let mut runner = MatchRunner::new(&args.dice)?;
-    let Played { rows, failures, judge_calls } = runner.play(&a, &b)?;
-    if runner.conclude(None, judge_calls, args.json)? {
+    let mut run = args.dice.start()?;
+    let Played { rows, failures, judge_calls } = run.play(&a, &b)?;
+    if conclude(&run, judge_calls, args.json)? {
         return Ok(());
     }
-    let trust = runner.trust();
+    let trust = run.trust();
     let n = rows.len() as f64;
     let s_a = rows.iter().map(|r| r.s_a).sum::<f64>() / n;
-    let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
+    let count = |f: &dyn Fn(&ScoredPair) -> bool| rows.iter().filter(|r| f(r)).count();
     let mut taxonomy: HashMap<String, [usize; 2]> = HashMap::new();
     for r in &rows {
-        for (side, c) in [(0, &r.category_a), (1, &r.category_b)] {
-            let key = c.clone().unwrap_or_else(|| "unparsed".to_string());
-            taxonomy.entry(key).or_default()[side] += 1;
+        for (side, c) in [(0, category(r.category_a)), (1, category(r.category_b))] {
+            taxonomy.entry(c.unwrap_or_else(|| "unparsed".to_string())).or_default()[side] += 1;
         }
     }
     let report = json!({
@@ -42,19 +63,18 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         "order_consistency": count(&|r| r.consistent) as f64 / n,
         "categories": taxonomy, "tau": args.dice.tau,
     });
-    let report = with_fields(report, runner.report_fields(&trust));
-    runner.write_report("compare.json", &report)?;
-    let mut csv = csv::Writer::from_path(runner.out_dir().join("questions.csv"))?;
+    let report = with_fields(report, run.report_fields(&trust));
+    run.write_report("compare.json", &report)?;
+    let mut csv = csv::Writer::from_path(run.out_dir().join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
     for r in &rows {
-        let cat = |c: &Option<String>| c.clone().unwrap_or_default();
         csv.write_record([
             r.id.clone(),
             r.s_a.to_string(),
             (1.0 - r.s_a).to_string(),
             r.consistent.to_string(),
-            cat(&r.category_a),
-            cat(&r.category_b),
+            category(r.category_a).unwrap_or_default(),
+            category(r.category_b).unwrap_or_default(),
         ])?;
     }
     csv.flush()?;
@@ -69,7 +89,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             report["wins_b"],
             100.0 * report["order_consistency"].as_f64().unwrap_or(0.0),
             failures.len(),
-            runner.out_dir().display()
+            run.out_dir().display()
         );
         print!("{}", trust.render());
     }

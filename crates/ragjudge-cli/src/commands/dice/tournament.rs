@@ -1,25 +1,70 @@
-//! `ragjudge tournament`: DICE matches among many systems (seed 001), paired Swiss-style by
+//! `ragjudge tournament`: DICE matches among many systems (DICE §3.3), paired Swiss-style by
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
-use crate::args::TournamentArgs;
-use crate::commands::matches::{index_by_id, read_run, with_fields, MatchRunner};
+use super::{conclude, DiceArgs};
 use anyhow::{bail, Result};
+use clap::{Args, ValueEnum};
 use ragjudge_core::Record;
-use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, RankBy, TournamentConfig};
+use ragjudge_dice::run::{index_by_id, read_run, with_fields};
+use ragjudge_dice::tournament::{run as run_tournament, Format, RankBy, TournamentConfig};
 use serde_json::json;
 use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Tournament formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Swiss system, paired by Elo.
+    Swiss,
+    /// Every pair once.
+    #[value(alias = "roundrobin")]
+    RoundRobin,
+}
+
+/// Ranking keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RankByArg {
+    /// Bradley-Terry over every per-question outcome.
+    #[value(alias = "bradley-terry")]
+    Bt,
+    /// The paper's Elo leaderboard (after few Swiss rounds it depends on the pairing order).
+    Elo,
+}
+
+/// `ragjudge tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// Run files, one system each (or several systems in one file).
+    #[arg(required = true, num_args = 1..)]
+    pub runs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub dice: DiceArgs,
+    /// Tournament format.
+    #[arg(long, value_enum, default_value = "swiss")]
+    pub format: FormatArg,
+    /// Swiss rounds (default ceil(log2 N) + 1).
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Ranking key.
+    #[arg(long, value_enum, default_value = "bt")]
+    pub rank_by: RankByArg,
+    /// Seed of the bootstrap and of any shuffle.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the leaderboard as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `ragjudge tournament`.
 pub fn run(args: &TournamentArgs) -> Result<()> {
-    let format = match args.format.as_str() {
-        "swiss" => Format::Swiss,
-        "round-robin" | "roundrobin" => Format::RoundRobin,
-        other => bail!("--format: `{other}` is neither swiss nor round-robin"),
+    let format = match args.format {
+        FormatArg::Swiss => Format::Swiss,
+        FormatArg::RoundRobin => Format::RoundRobin,
     };
-    let rank_by = match args.rank_by.as_str() {
-        "elo" => RankBy::Elo,
-        "bt" | "bradley-terry" => RankBy::BradleyTerry,
-        other => bail!("--rank-by: `{other}` is neither elo nor bt"),
+    let rank_by = match args.rank_by {
+        RankByArg::Elo => RankBy::Elo,
+        RankByArg::Bt => RankBy::BradleyTerry,
     };
     // Records per system, systems in order of first appearance.
     let mut order: Vec<String> = Vec::new();
@@ -36,34 +81,27 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         bail!("a tournament needs at least two systems, found {}", order.len());
     }
     let index = index_by_id(by_system.iter().map(|(s, recs)| (s.as_str(), recs)));
-    let mut runner = MatchRunner::new(&args.dice)?;
+    let mut run = args.dice.start()?;
     let mut cfg = TournamentConfig { format, rounds: args.rounds, rank_by, ..TournamentConfig::default() };
     cfg.bt.seed = args.seed;
-    let mut error: Option<anyhow::Error> = None;
-    let board = run_tournament(&order, &cfg, |a, b| match runner.play(&by_system[a], &index[b]) {
-        Ok(played) => played.match_result(),
-        Err(e) => {
-            error.get_or_insert(e);
-            MatchResult::default()
-        }
-    });
-    if runner.conclude(error, board.judge_calls, args.json)? {
+    let board = run_tournament(&order, &cfg, |a, b| run.play(&by_system[a], &index[b]).map(|p| p.match_result()))?;
+    if conclude(&run, board.judge_calls, args.json)? {
         return Ok(());
     }
-    let trust = runner.trust();
-    let failures = runner.failures();
+    let trust = run.trust();
+    let failures = run.failures();
     let report = json!({
         "systems": board.systems,
-        "rank_by": args.rank_by,
+        "rank_by": match rank_by { RankBy::Elo => "elo", RankBy::BradleyTerry => "bt" },
         "judge_calls": board.judge_calls,
         "round_robin_calls": board.round_robin_calls,
         "failed": failures.len(),
         "failures": failures,
         "matches": board.matches,
     });
-    let report = with_fields(report, runner.report_fields(&trust));
-    runner.write_report("leaderboard.json", &report)?;
-    let mut csv = csv::Writer::from_path(runner.out_dir().join("leaderboard.csv"))?;
+    let report = with_fields(report, run.report_fields(&trust));
+    run.write_report("leaderboard.json", &report)?;
+    let mut csv = csv::Writer::from_path(run.out_dir().join("leaderboard.csv"))?;
     csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;
     for s in &board.systems {
         csv.write_record([
@@ -103,7 +141,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         board.judge_calls,
         board.round_robin_calls,
         failures.len(),
-        runner.out_dir().display()
+        run.out_dir().display()
     );
     print!("{}", trust.render());
     Ok(())

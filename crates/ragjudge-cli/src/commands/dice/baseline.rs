@@ -2,17 +2,39 @@
 //! low quality baselines (a round robin among the four, so the baselines calibrate each other),
 //! and is placed by Elo among them.
 
-use crate::args::BaselineArgs;
-use crate::commands::matches::{index_by_id, read_run, with_fields, MatchRunner};
+use super::{conclude, DiceArgs};
 use anyhow::{bail, Result};
+use clap::Args;
 use ragjudge_core::Record;
-use ragjudge_dice::tournament::{run as run_tournament, Format, MatchResult, TournamentConfig};
+use ragjudge_dice::run::{index_by_id, read_run, with_fields};
+use ragjudge_dice::tournament::{run as run_tournament, Format, TournamentConfig};
 use serde_json::json;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The baseline tiers, best first.
 const TIERS: [&str; 3] = ["high", "medium", "low"];
+
+/// `ragjudge baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// Records of the system under test.
+    pub target: PathBuf,
+    /// Records of the high-quality baseline.
+    #[arg(long)]
+    pub high: PathBuf,
+    /// Records of the medium-quality baseline.
+    #[arg(long)]
+    pub medium: PathBuf,
+    /// Records of the low-quality baseline.
+    #[arg(long)]
+    pub low: PathBuf,
+    #[command(flatten)]
+    pub dice: DiceArgs,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Reads a run and names every record's system `name`.
 fn read_as(path: &Path, name: &str) -> Result<Vec<Record>> {
@@ -21,6 +43,16 @@ fn read_as(path: &Path, name: &str) -> Result<Vec<Record>> {
         r.system = name.to_string();
     }
     Ok(out)
+}
+
+/// Where an Elo rating falls among the tiers' ratings (best first).
+fn placement(target: f64, tiers: &[f64]) -> &'static str {
+    match tiers.iter().take_while(|&&t| t > target).count() {
+        0 => "above high",
+        1 => "between high and medium",
+        2 => "between medium and low",
+        _ => "below low",
+    }
 }
 
 /// Runs `ragjudge baseline`.
@@ -32,51 +64,40 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
         runs.insert(tier, read_as(path, tier)?);
     }
     let index = index_by_id(runs.iter().map(|(s, recs)| (*s, recs)));
-    let mut runner = MatchRunner::new(&args.dice)?;
+    let mut run = args.dice.start()?;
     let systems: Vec<String> = std::iter::once(target).chain(TIERS).map(String::from).collect();
     let cfg = TournamentConfig { format: Format::RoundRobin, ..TournamentConfig::default() };
     // Per tier: the target's wins, ties and losses over questions.
     let mut record: HashMap<String, [usize; 3]> = HashMap::new();
-    let mut error: Option<anyhow::Error> = None;
-    let board = run_tournament(&systems, &cfg, |a, b| match runner.play(&runs[a], &index[b]) {
-        Ok(played) => {
-            for r in &played.rows {
-                // From the target's side: its score is s_a when it was A, else 1 - s_a.
-                let (tier, s) = match (a == target, b == target) {
-                    (true, _) => (b, r.s_a),
-                    (_, true) => (a, 1.0 - r.s_a),
-                    _ => continue,
-                };
-                let slot = if s > 0.5 {
-                    0
-                } else if s < 0.5 {
-                    2
-                } else {
-                    1
-                };
-                record.entry(tier.to_string()).or_default()[slot] += 1;
-            }
-            played.match_result()
+    let board = run_tournament(&systems, &cfg, |a, b| {
+        let played = run.play(&runs[a], &index[b])?;
+        for r in &played.rows {
+            // From the target's side: its score is s_a when it was A, else 1 - s_a.
+            let (tier, s) = match (a == target, b == target) {
+                (true, _) => (b, r.s_a),
+                (_, true) => (a, 1.0 - r.s_a),
+                _ => continue,
+            };
+            let slot = if s > 0.5 {
+                0
+            } else if s < 0.5 {
+                2
+            } else {
+                1
+            };
+            record.entry(tier.to_string()).or_default()[slot] += 1;
         }
-        Err(e) => {
-            error.get_or_insert(e);
-            MatchResult::default()
-        }
-    });
-    if runner.conclude(error, board.judge_calls, args.json)? {
+        Ok::<_, ragjudge_dice::run::DiceRunError>(played.match_result())
+    })?;
+    if conclude(&run, board.judge_calls, args.json)? {
         return Ok(());
     }
-    let trust = runner.trust();
+    let trust = run.trust();
     let elo = |name: &str| board.systems.iter().find(|s| s.system == name).map_or(f64::NAN, |s| s.elo);
     let target_elo = elo(target);
-    let above = TIERS.iter().take_while(|t| elo(t) > target_elo).count();
-    let tier = match above {
-        0 => "above high",
-        1 => "between high and medium",
-        2 => "between medium and low",
-        _ => "below low",
-    };
-    if TIERS.windows(2).any(|w| elo(w[0]) < elo(w[1])) {
+    let tier_elos: Vec<f64> = TIERS.iter().map(|t| elo(t)).collect();
+    let tier = placement(target_elo, &tier_elos);
+    if tier_elos.windows(2).any(|w| w[0] < w[1]) {
         eprintln!("warning: the judge does not order the baselines high > medium > low; the placement is unreliable");
     }
     let per_tier: Vec<_> = TIERS
@@ -86,11 +107,11 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
             json!({"tier": t, "wins": w, "ties": ti, "losses": l, "elo": elo(t)})
         })
         .collect();
-    let failures = runner.failures();
+    let failures = run.failures();
     let report = json!({"target_elo": target_elo, "placement": tier, "tiers": per_tier, "leaderboard": board.systems,
                         "failed": failures.len(), "failures": failures});
-    let report = with_fields(report, runner.report_fields(&trust));
-    runner.write_report("baseline.json", &report)?;
+    let report = with_fields(report, run.report_fields(&trust));
+    run.write_report("baseline.json", &report)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

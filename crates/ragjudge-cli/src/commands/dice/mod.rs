@@ -1,0 +1,115 @@
+//! The DICE commands (compare, tournament, baseline): their shared options and the glue around
+//! `ragjudge_dice::run::DiceRun`.
+
+pub mod baseline;
+pub mod compare;
+pub mod tournament;
+
+use crate::args::JudgeArgs;
+use crate::backends;
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use ragjudge_core::text::Lang;
+use ragjudge_dice::run::{DiceRun, DiceRunOptions};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Prompt language of the DICE judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// Chosen per question from its text.
+    Auto,
+    /// English prompts.
+    En,
+    /// Chinese prompts.
+    Zh,
+}
+
+/// Options of every DICE command (compare, tournament, baseline).
+#[derive(Debug, Args)]
+pub struct DiceArgs {
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+    /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
+    #[arg(long, short = 'o', required_unless_present = "dry_run")]
+    pub output: Option<PathBuf>,
+    /// Skip stage I (the judge's analysis): score the verdict directly.
+    #[arg(long)]
+    pub no_reasoning: bool,
+    /// Judge each pair in one order only (no position-bias averaging).
+    #[arg(long)]
+    pub no_swap: bool,
+    /// Margin below which a verdict is scored softly.
+    #[arg(long, default_value_t = 0.1)]
+    pub tau: f64,
+    /// Judge only the first N shared questions of each match.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Judge only these question ids (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    pub ids: Vec<String>,
+    /// Prompt language.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub lang: LangArg,
+    /// Divide out the judge's label prior, estimated on content-free pairs (contextual
+    /// calibration); the prior is recorded in the report and the traces.
+    #[arg(long)]
+    pub debias: bool,
+    /// Count the judge calls and estimate prompt tokens without calling the judge (cached calls
+    /// are counted as free).
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl DiceArgs {
+    /// The run's settings.
+    pub fn options(&self) -> DiceRunOptions {
+        DiceRunOptions {
+            tau: self.tau,
+            reasoning: !self.no_reasoning,
+            swap: !self.no_swap,
+            lang: match self.lang {
+                LangArg::Auto => None,
+                LangArg::En => Some(Lang::En),
+                LangArg::Zh => Some(Lang::Zh),
+            },
+            limit: self.limit,
+            ids: self.ids.clone(),
+            debias: self.debias,
+            dry_run: self.dry_run,
+            output: self.output.clone(),
+        }
+    }
+
+    /// Builds the judge (a counting stand-in with `--dry-run`) and the run.
+    pub fn start(&self) -> Result<DiceRun> {
+        let judge = Arc::from(backends::judge_or_dry_run(&self.judge, self.dry_run)?);
+        Ok(DiceRun::new(judge, &self.options())?)
+    }
+}
+
+/// After the matches: with `--dry-run` prints the counts and returns true (nothing more to
+/// report); else fails when no pair could be judged.
+pub fn conclude(run: &DiceRun, judge_calls: usize, json_out: bool) -> Result<bool> {
+    if let Some(c) = run.dry_run_counts(judge_calls) {
+        let report = serde_json::json!({
+            "dry_run": true,
+            "judge": run.judge().identity(),
+            "judge_calls": c.judge_calls,
+            "uncached_calls": c.uncached_calls,
+            "estimated_prompt_tokens": c.estimated_prompt_tokens,
+        });
+        if json_out {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            println!(
+                "dry run: {} judge calls, {} not cached; about {} prompt tokens to send (4 characters a token; \
+                 stage I output not included)",
+                c.judge_calls, c.uncached_calls, c.estimated_prompt_tokens
+            );
+        }
+        return Ok(true);
+    }
+    run.ensure_judged()?;
+    Ok(false)
+}

@@ -1,0 +1,393 @@
+//! A DICE run (DICE §3.3): matches between systems over the questions they share, each pair
+//! judged through one pairwise judge and scored, with `traces.jsonl` and `labels.jsonl` written
+//! as it goes (flushed after every pair, so an interrupted run keeps what it judged), failures
+//! kept, and the judge-trust report over everything judged.
+
+use crate::calibration::{estimate_with, LabelPrior};
+use crate::judgement::{JudgeOptions, PairJudgement, PairwiseJudge};
+use crate::labels::PairLabel;
+use crate::pair_score::{score_pair, ScoredPair};
+use crate::prompts::choose_lang;
+use crate::scoring::{DiceScorer, ScoringError};
+use crate::tournament::{MatchResult, QuestionScore};
+use crate::traces::TraceWriter;
+use crate::trust::{trust_report, TrustItem, TrustReport};
+use ragjudge_core::text::Lang;
+use ragjudge_core::{DuplicateKeys, InputError, ReadOptions, Record, RecordReader};
+use ragjudge_models::{Judge, ModelError, Usage};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why a DICE run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum DiceRunError {
+    /// A run file is malformed, or repeats a record key (which makes the pairing ambiguous).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The margin threshold is out of range.
+    #[error("--tau: {0}")]
+    Tau(ScoringError),
+    /// An output file could not be written.
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// The judge's label prior could not be estimated.
+    #[error("estimating the judge's label prior: {0}")]
+    Prior(ModelError),
+    /// Every judgement failed.
+    #[error("every judgement failed ({count}); first: {first}")]
+    AllFailed {
+        /// Failed judgements.
+        count: usize,
+        /// The first failure's reason, as a JSON string.
+        first: String,
+    },
+    /// The runs share no question (after the id filter and limit).
+    #[error("the runs share no question id (after --ids / --limit)")]
+    NothingShared,
+}
+
+/// Settings of a DICE run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiceRunOptions {
+    /// Margin below which a verdict is scored softly.
+    pub tau: f64,
+    /// Run stage I (the judge's analysis) before the verdict.
+    pub reasoning: bool,
+    /// Judge each pair in both orders.
+    pub swap: bool,
+    /// Prompt language; `None` picks it per question.
+    pub lang: Option<Lang>,
+    /// Judge only the first N shared questions of each match.
+    pub limit: Option<usize>,
+    /// Judge only these question ids (all when empty).
+    pub ids: Vec<String>,
+    /// Divide out the judge's label prior, estimated on content-free pairs.
+    pub debias: bool,
+    /// Count calls instead of writing files (the judge is then a counting stand-in).
+    pub dry_run: bool,
+    /// Where `traces.jsonl`, `labels.jsonl` and reports go (not needed for a dry run).
+    pub output: Option<PathBuf>,
+}
+
+impl Default for DiceRunOptions {
+    fn default() -> Self {
+        Self {
+            tau: crate::scoring::DEFAULT_TAU,
+            reasoning: true,
+            swap: true,
+            lang: None,
+            limit: None,
+            ids: Vec::new(),
+            debias: false,
+            dry_run: false,
+            output: None,
+        }
+    }
+}
+
+/// A judgement that failed: `{id, system_a, system_b, error}` in reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// Question id.
+    pub id: String,
+    /// First system.
+    pub system_a: String,
+    /// Second system.
+    pub system_b: String,
+    /// Why.
+    pub error: String,
+}
+
+/// The outcome of one match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Played {
+    /// Scored questions.
+    pub rows: Vec<ScoredPair>,
+    /// Questions whose judgement failed.
+    pub failures: Vec<Failure>,
+    /// Model calls the match needed (cache hits included).
+    pub judge_calls: usize,
+}
+
+impl Played {
+    /// The per-question scores as the tournament driver takes them.
+    pub fn match_result(&self) -> MatchResult {
+        MatchResult {
+            scores: self
+                .rows
+                .iter()
+                .map(|r| QuestionScore { question: r.id.clone(), s_a: r.s_a, s_b: 1.0 - r.s_a })
+                .collect(),
+            judge_calls: self.judge_calls,
+        }
+    }
+}
+
+/// What a dry run counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DryRunCounts {
+    /// Judge calls the run needs (prior estimation included).
+    pub judge_calls: usize,
+    /// Of those, calls not in the cache.
+    pub uncached_calls: u64,
+    /// Estimated prompt tokens of the uncached calls.
+    pub estimated_prompt_tokens: u64,
+}
+
+/// Reads every record of a run file for pairing: a malformed record, or a record that repeats an
+/// earlier one's `(id, system, run)`, is an error naming file and line.
+pub fn read_run(path: &Path) -> Result<Vec<Record>, InputError> {
+    let mut reader = RecordReader::open(path, &ReadOptions::default())?;
+    let mut keys = DuplicateKeys::default();
+    let mut out = Vec::new();
+    while let Some(item) = reader.next() {
+        let record = item?;
+        if let Some(d) = keys.check(&record, reader.last_line()) {
+            let message = format!("{d}; pairing by question would be ambiguous");
+            return Err(InputError::fatal(reader.name(), reader.last_line(), message));
+        }
+        out.push(record);
+    }
+    Ok(out)
+}
+
+/// Each system's records by question id, for [`DiceRun::play`].
+pub fn index_by_id<'r, K: Copy + Eq + std::hash::Hash>(
+    runs: impl IntoIterator<Item = (K, &'r Vec<Record>)>,
+) -> HashMap<K, HashMap<String, &'r Record>> {
+    runs.into_iter().map(|(k, recs)| (k, recs.iter().map(|r| (r.id.clone(), r)).collect())).collect()
+}
+
+/// The files a (non-dry) run writes as it goes.
+struct RunFiles {
+    traces: TraceWriter,
+    traces_path: PathBuf,
+    labels: BufWriter<File>,
+    labels_path: PathBuf,
+}
+
+fn io_error(path: &Path, e: impl std::fmt::Display) -> DiceRunError {
+    DiceRunError::Io { path: path.to_path_buf(), message: e.to_string() }
+}
+
+impl RunFiles {
+    /// Starts fresh `traces.jsonl` and `labels.jsonl` in `dir` (a re-run rewrites them from the cache).
+    fn create(dir: &Path) -> Result<Self, DiceRunError> {
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, format!("cannot create: {e}")))?;
+        let traces_path = dir.join("traces.jsonl");
+        let labels_path = dir.join("labels.jsonl");
+        let _ = std::fs::remove_file(&traces_path);
+        let traces = TraceWriter::append(&traces_path).map_err(|e| io_error(&traces_path, e))?;
+        let labels = File::create(&labels_path).map_err(|e| io_error(&labels_path, format!("cannot create: {e}")))?;
+        Ok(Self { traces, traces_path, labels: BufWriter::new(labels), labels_path })
+    }
+
+    fn write(&mut self, j: &PairJudgement, s_a: f64) -> Result<(), DiceRunError> {
+        self.traces.write_pair(j).map_err(|e| io_error(&self.traces_path, e))?;
+        let line = serde_json::to_string(&PairLabel::of(j, s_a)).map_err(|e| io_error(&self.labels_path, e))?;
+        writeln!(self.labels, "{line}").and_then(|_| self.labels.flush()).map_err(|e| io_error(&self.labels_path, e))
+    }
+}
+
+/// A DICE run: set up once (judge, scorer, output files), then matches are played through it.
+pub struct DiceRun {
+    judge: Arc<dyn Judge>,
+    pairwise: PairwiseJudge,
+    scorer: DiceScorer,
+    files: Option<RunFiles>,
+    out_dir: PathBuf,
+    calls_per_pair: usize,
+    limit: Option<usize>,
+    ids: Option<HashSet<String>>,
+    debias: bool,
+    dry_run: bool,
+    prior_calls: usize,
+    failures: Vec<Failure>,
+    /// Every judged pair with its answers' lengths in characters, for the trust report.
+    judged: Vec<(PairJudgement, usize, usize)>,
+}
+
+impl DiceRun {
+    /// A run judged by `judge` (a counting stand-in for a dry run); unless dry, opens
+    /// `OUTPUT/traces.jsonl` and `OUTPUT/labels.jsonl`.
+    pub fn new(judge: Arc<dyn Judge>, opts: &DiceRunOptions) -> Result<Self, DiceRunError> {
+        let scorer = DiceScorer::new(opts.tau).map_err(DiceRunError::Tau)?;
+        let judge_opts =
+            JudgeOptions { reasoning: opts.reasoning, swap: opts.swap, lang: opts.lang, ..JudgeOptions::default() };
+        // One or two orders, each with or without the stage I analysis.
+        let calls_per_pair = (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 });
+        let out_dir = opts.output.clone().unwrap_or_default();
+        let files = if opts.dry_run { None } else { Some(RunFiles::create(&out_dir)?) };
+        let pairwise = PairwiseJudge::new(Arc::clone(&judge), judge_opts);
+        let ids = (!opts.ids.is_empty()).then(|| opts.ids.iter().map(|s| s.trim().to_string()).collect());
+        Ok(Self {
+            judge,
+            pairwise,
+            scorer,
+            files,
+            out_dir,
+            calls_per_pair,
+            limit: opts.limit,
+            ids,
+            debias: opts.debias,
+            dry_run: opts.dry_run,
+            prior_calls: 0,
+            failures: Vec::new(),
+            judged: Vec::new(),
+        })
+    }
+
+    /// Judges the questions two runs share (in A's id order, restricted to the ids, at most
+    /// `limit`), batched through the judge; a failed judgement is kept and the match goes on.
+    pub fn play<'r>(
+        &mut self,
+        a: impl IntoIterator<Item = &'r Record>,
+        b: &HashMap<String, &'r Record>,
+    ) -> Result<Played, DiceRunError> {
+        let mut pairs: Vec<(&Record, &Record)> = a
+            .into_iter()
+            .filter(|r| self.ids.as_ref().is_none_or(|ids| ids.contains(&r.id)))
+            .filter_map(|r| b.get(&r.id).map(|o| (r, *o)))
+            .collect();
+        if let Some(n) = self.limit {
+            pairs.truncate(n);
+        }
+        if let (true, None, Some((first, _))) = (self.debias, &self.pairwise.opts.bias, pairs.first()) {
+            self.estimate_prior(choose_lang(self.pairwise.opts.lang, &first.query))?;
+        }
+        let mut played =
+            Played { rows: Vec::new(), failures: Vec::new(), judge_calls: pairs.len() * self.calls_per_pair };
+        for (pair, result) in pairs.iter().zip(self.pairwise.judge_pairs_many(&pairs)) {
+            let scored = result
+                .map_err(|e| e.to_string())
+                .and_then(|j| score_pair(&self.scorer, &j).map(|row| (j, row)).map_err(|e| e.to_string()));
+            match scored {
+                Ok((j, row)) => {
+                    if let Some(files) = &mut self.files {
+                        files.write(&j, row.s_a)?;
+                    }
+                    self.judged.push((j, pair.0.answer.chars().count(), pair.1.answer.chars().count()));
+                    played.rows.push(row);
+                }
+                Err(error) => {
+                    let f = Failure {
+                        id: pair.0.id.clone(),
+                        system_a: pair.0.system.clone(),
+                        system_b: pair.1.system.clone(),
+                        error,
+                    };
+                    self.failures.push(f.clone());
+                    played.failures.push(f);
+                }
+            }
+        }
+        Ok(played)
+    }
+
+    /// Every failed judgement so far.
+    pub fn failures(&self) -> &[Failure] {
+        &self.failures
+    }
+
+    /// The judge.
+    pub fn judge(&self) -> &Arc<dyn Judge> {
+        &self.judge
+    }
+
+    /// Whether this is a dry run.
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// With a dry run, what it counted for `judge_calls` match calls (plus any prior estimation).
+    pub fn dry_run_counts(&self, judge_calls: usize) -> Option<DryRunCounts> {
+        self.dry_run.then(|| {
+            let usage: Usage = self.judge.usage();
+            DryRunCounts {
+                judge_calls: judge_calls + self.prior_calls,
+                uncached_calls: usage.calls,
+                estimated_prompt_tokens: usage.prompt_tokens,
+            }
+        })
+    }
+
+    /// Fails when no pair could be judged: every judgement failed, or the runs share no question.
+    pub fn ensure_judged(&self) -> Result<(), DiceRunError> {
+        if !self.judged.is_empty() || self.dry_run {
+            return Ok(());
+        }
+        match self.failures.first() {
+            Some(f) => Err(DiceRunError::AllFailed {
+                count: self.failures.len(),
+                first: Value::from(f.error.clone()).to_string(),
+            }),
+            None => Err(DiceRunError::NothingShared),
+        }
+    }
+
+    /// Contextual calibration (`crate::calibration`): the judge's label prior on content-free
+    /// pairs, in the language and mode of the real judgements.
+    fn estimate_prior(&mut self, lang: Lang) -> Result<(), DiceRunError> {
+        let opts = JudgeOptions { lang: Some(lang), ..self.pairwise.opts.clone() };
+        let prior = estimate_with(Arc::clone(&self.judge), &opts).map_err(DiceRunError::Prior)?;
+        // Every ordered pair of the content-free answers, with or without stage I.
+        self.prior_calls = prior.n * if opts.reasoning { 2 } else { 1 };
+        self.pairwise.opts.bias = Some(prior);
+        Ok(())
+    }
+
+    /// The label prior divided out, if the run estimated one.
+    pub fn prior(&self) -> Option<&LabelPrior> {
+        self.pairwise.opts.bias.as_ref()
+    }
+
+    /// The judge-trust report over every pair judged so far.
+    pub fn trust(&self) -> TrustReport {
+        let items: Vec<TrustItem> = self
+            .judged
+            .iter()
+            .map(|(j, len_a, len_b)| TrustItem { judgement: j, len_a: *len_a, len_b: *len_b })
+            .collect();
+        trust_report(&items, self.scorer.tau)
+    }
+
+    /// What every DICE report shares: judge, usage, label prior and the trust report `trust`.
+    pub fn report_fields(&self, trust: &TrustReport) -> Value {
+        json!({
+            "judge": self.judge.identity(),
+            "usage": self.judge.usage(),
+            "label_prior": self.prior(),
+            "trust": trust,
+        })
+    }
+
+    /// The output directory.
+    pub fn out_dir(&self) -> &Path {
+        &self.out_dir
+    }
+
+    /// Writes `report` as pretty JSON to `OUTPUT/name`.
+    pub fn write_report(&self, name: &str, report: &Value) -> Result<(), DiceRunError> {
+        let path = self.out_dir.join(name);
+        let text = serde_json::to_string_pretty(report).map_err(|e| io_error(&path, e))?;
+        std::fs::write(&path, text).map_err(|e| io_error(&path, e))
+    }
+}
+
+/// Adds the fields of [`DiceRun::report_fields`] to a report object.
+pub fn with_fields(mut report: Value, fields: Value) -> Value {
+    if let (Some(r), Value::Object(f)) = (report.as_object_mut(), fields) {
+        r.extend(f);
+    }
+    report
+}
