@@ -6,6 +6,7 @@
 //! into `safety_*` columns; [`probes`] writes demographic-swap variants of records and compares
 //! the variants' scores and answers with the originals'.
 
+pub mod error;
 pub mod leakage;
 pub mod metric;
 pub mod pii;
@@ -13,6 +14,7 @@ pub mod probes;
 pub mod scan;
 pub mod toxicity;
 
+pub use error::SafetyError;
 pub use metric::{SafetyMetric, SafetyOptions};
 pub use pii::{Finding, PiiType, Validation};
 pub use scan::PiiScanner;

@@ -13,6 +13,7 @@
 //! - `safety_pii_context_count` with `scan_contexts` (contexts, pattern detectors only);
 //! - `safety_toxicity` with a toxicity judge: `p_toxic` of the answer, empty for empty answers.
 
+use crate::error::SafetyError;
 use crate::leakage;
 use crate::pii::{Finding, PiiType, Validation};
 use crate::scan::PiiScanner;
@@ -73,7 +74,7 @@ impl SafetyMetric {
         record: &Record,
         answer: Vec<Finding>,
         query: Option<Vec<Finding>>,
-        tox: Option<Result<toxicity::Toxicity, String>>,
+        tox: Option<Result<toxicity::Toxicity, SafetyError>>,
     ) -> Result<MetricOutput, MetricError> {
         let region = self.opts.scanner.patterns.phone_region;
         let contexts: Vec<&str> = record.contexts.iter().map(|c| c.text.as_str()).collect();
@@ -119,7 +120,7 @@ impl SafetyMetric {
                     values.push(Some(t.p_toxic));
                     detail["toxicity"] = t.to_json();
                 }
-                Some(Err(e)) => return Err(MetricError::Model(e)),
+                Some(Err(e)) => return Err(e.into()),
                 None => values.push(None),
             }
         }
@@ -153,7 +154,9 @@ impl Metric for SafetyMetric {
     }
 
     fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
-        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err(MetricError::Contract("no output".into())))
+        self.score_batch(std::slice::from_ref(record))
+            .pop()
+            .unwrap_or_else(|| Err(MetricError::Contract("no output".into())))
     }
 
     fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
@@ -172,7 +175,7 @@ impl Metric for SafetyMetric {
         };
         let mut query_ner = if self.opts.scan_query { ner.split_off(records.len()) } else { Vec::new() }.into_iter();
         // Toxicity over non-empty answers, one batch of judge calls.
-        let mut tox: Vec<Option<Result<toxicity::Toxicity, String>>> = records.iter().map(|_| None).collect();
+        let mut tox: Vec<Option<Result<toxicity::Toxicity, SafetyError>>> = records.iter().map(|_| None).collect();
         if let Some(judge) = &self.opts.toxicity_judge {
             let idx: Vec<usize> = (0..records.len()).filter(|&i| !records[i].answer.trim().is_empty()).collect();
             let answers: Vec<&str> = idx.iter().map(|&i| records[i].answer.as_str()).collect();

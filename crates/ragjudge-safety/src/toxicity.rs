@@ -3,6 +3,7 @@
 //! answers a short yes/no classification question and its next-token probabilities are read:
 //! `p_toxic = (p(yes) + p(Yes)) / (p(yes) + p(Yes) + p(no) + p(No))`, over single-token labels.
 
+use crate::error::SafetyError;
 use ragjudge_models::{Judge, LabelProbs, Prompt};
 use serde_json::{json, Value};
 
@@ -22,13 +23,13 @@ pub fn prompt(text: &str) -> Prompt {
 }
 
 /// The probability of "toxic" from the label probabilities of [`LABELS`].
-pub fn p_toxic(lp: &LabelProbs) -> Result<f64, String> {
+pub fn p_toxic(lp: &LabelProbs) -> Result<f64, SafetyError> {
     let p = |l: &str| lp.labels.iter().position(|x| x == l).map(|i| lp.probs[i]).unwrap_or(0.0);
     let yes = p(LABELS[0]) + p(LABELS[1]);
     let no = p(LABELS[2]) + p(LABELS[3]);
     let total = yes + no;
     if !(total.is_finite() && total > 0.0 && yes.is_finite()) {
-        return Err("toxicity: the judge gave no probability to yes/no".to_string());
+        return Err(SafetyError::Output("toxicity: the judge gave no probability to yes/no".into()));
     }
     Ok(yes / total)
 }
@@ -53,14 +54,14 @@ impl Toxicity {
 }
 
 /// Toxicity of each text, in one batch of judge calls.
-pub fn score_many(judge: &dyn Judge, texts: &[&str]) -> Vec<Result<Toxicity, String>> {
+pub fn score_many(judge: &dyn Judge, texts: &[&str]) -> Vec<Result<Toxicity, SafetyError>> {
     let labels: Vec<String> = LABELS.iter().map(|s| s.to_string()).collect();
     let requests: Vec<(Prompt, Vec<String>)> = texts.iter().map(|t| (prompt(t), labels.clone())).collect();
     judge
         .label_probs_many(&requests)
         .into_iter()
         .map(|r| {
-            let lp = r.map_err(|e| format!("toxicity judge: {e}"))?;
+            let lp = r.map_err(|e| SafetyError::Model(format!("toxicity judge: {e}")))?;
             Ok(Toxicity { p_toxic: p_toxic(&lp)?, label_probs: lp })
         })
         .collect()

@@ -3,6 +3,7 @@
 //! (so the call cache key differs), and after the last retry are kept as [`Invalid`] with their raw
 //! output, never turned into a default score.
 
+use crate::error::ParseError;
 use ragjudge_models::{GenParams, Judge, Prompt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -85,7 +86,7 @@ pub fn ask_all<T>(
     judge: &dyn Judge,
     requests: &[Request],
     opts: &CallOptions,
-    parse: impl Fn(usize, &str) -> Result<T, String>,
+    parse: impl Fn(usize, &str) -> Result<T, ParseError>,
 ) -> Vec<Answer<T>> {
     let mut answers: Vec<Answer<T>> =
         requests.iter().map(|_| Answer { value: None, raw: String::new(), attempts: 0, error: None }).collect();
@@ -122,7 +123,7 @@ pub fn ask_all<T>(
                         a.raw = g.text;
                     }
                     Err(e) => {
-                        a.error = Some(e);
+                        a.error = Some(e.to_string());
                         a.raw = g.text;
                         still.push(i);
                     }
@@ -203,7 +204,7 @@ mod tests {
         });
         let reqs = [req("good"), req("late"), req("bad")];
         let opts = CallOptions { retries: 2, ..CallOptions::default() };
-        let out = ask_all(&judge, &reqs, &opts, |_, t| t.parse::<u8>().map_err(|e| e.to_string()));
+        let out = ask_all(&judge, &reqs, &opts, |_, t| t.parse::<u8>().map_err(|e| ParseError::Other(e.to_string())));
         assert_eq!(out[0].value, Some(1));
         assert_eq!(out[0].attempts, 1);
         assert_eq!(out[1].value, Some(2));

@@ -6,6 +6,7 @@
 
 pub mod answer;
 pub mod citations;
+pub mod error;
 pub mod judging;
 pub mod metric;
 pub mod nuggets;
@@ -14,5 +15,6 @@ pub mod parse;
 pub mod prompts;
 pub mod umbrela;
 
+pub use error::{ParseError, TrecError};
 pub use metric::{Parts, TrecDetail, TrecMetric, TrecOptions};
 pub use open_rag_csv::OpenRagCsvWriter;

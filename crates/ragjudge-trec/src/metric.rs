@@ -2,6 +2,7 @@
 //! record, with Open RAG Eval's column names (`retrieval_score_*`, `generation_score_*`).
 
 use crate::citations::{self, CitationEval};
+use crate::error::TrecError;
 use crate::judging::{CallOptions, Invalid};
 use crate::nuggets::{self, NuggetEval, NuggetOptions};
 use crate::umbrela::{self, UmbrelaScores};
@@ -71,9 +72,9 @@ pub struct TrecDetail {
 }
 
 /// Evaluates one record: the judge calls of each enabled part, batched per step.
-pub fn evaluate(judge: &dyn Judge, record: &Record, opts: &TrecOptions) -> Result<TrecDetail, String> {
+pub fn evaluate(judge: &dyn Judge, record: &Record, opts: &TrecOptions) -> Result<TrecDetail, TrecError> {
     if record.query.trim().is_empty() {
-        return Err("the query is empty".into());
+        return Err(TrecError::Record("the query is empty".into()));
     }
     let mut detail = TrecDetail::default();
     let passages: Vec<&str> = record.contexts.iter().map(|c| c.text.as_str()).collect();
@@ -169,19 +170,21 @@ pub struct TrecMetric {
 
 impl TrecMetric {
     /// A metric asking `judge`; fails on options that cannot work (no K, K = 0, nothing to run).
-    pub fn new(judge: Arc<dyn Judge>, opts: TrecOptions) -> Result<Self, String> {
+    pub fn new(judge: Arc<dyn Judge>, opts: TrecOptions) -> Result<Self, TrecError> {
         if opts.parts.retrieval && (opts.ks.is_empty() || opts.ks.contains(&0)) {
-            return Err("the trec metrics need positive cut-offs K, e.g. 1,3,5".into());
+            return Err(TrecError::Options("the trec metrics need positive cut-offs K, e.g. 1,3,5".into()));
         }
         if !(opts.parts.retrieval || opts.parts.nuggets || opts.parts.citations) {
-            return Err("no trec metric selected".into());
+            return Err(TrecError::Options("no trec metric selected".into()));
         }
         if opts.nuggets.rounds == 0
             || opts.nuggets.max_nuggets == 0
             || opts.nuggets.keep == 0
             || opts.nuggets.batch == 0
         {
-            return Err("nugget rounds, maximum, kept count and batch size must be at least 1".into());
+            return Err(TrecError::Options(
+                "nugget rounds, maximum, kept count and batch size must be at least 1".into(),
+            ));
         }
         Ok(Self { judge, opts })
     }
@@ -207,12 +210,12 @@ impl Metric for TrecMetric {
     }
 
     fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
-        let details: Vec<Result<TrecDetail, String>> =
+        let details: Vec<Result<TrecDetail, TrecError>> =
             records.iter().map(|r| evaluate(self.judge.as_ref(), r, &self.opts)).collect();
         details
             .into_iter()
             .map(|d| {
-                let d = d.map_err(MetricError::Model)?;
+                let d = d?;
                 let detail = serde_json::to_value(&d)?;
                 Ok(MetricOutput { values: values(&d, &self.opts), detail: Some(detail) })
             })

@@ -16,6 +16,7 @@
 //! batch leaves every score `None`. Each failure is kept as an [`Invalid`].
 
 use crate::citations::split_answer;
+use crate::error::ParseError;
 use crate::judging::{ask_all, CallOptions, Invalid, Request};
 use crate::parse::{parse_labels, parse_string_list, py_list_repr};
 use crate::prompts;
@@ -225,8 +226,8 @@ pub fn evaluate(
         }];
         let mut answers = ask_all(judge, &req, call, |_, t| match parse_string_list(t, "nuggets") {
             Some(l) if !l.is_empty() => Ok(l),
-            Some(_) => Err("empty nugget list".into()),
-            None => Err("no list of nuggets found".into()),
+            Some(_) => Err(ParseError::EmptyList("nugget")),
+            None => Err(ParseError::NoList("nuggets")),
         });
         let a = answers.remove(0);
         eval.rounds = round;

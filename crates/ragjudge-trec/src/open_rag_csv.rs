@@ -18,6 +18,7 @@
 //! only the cells of each run, and writes the file once at the end.
 
 use crate::answer::{ConsistencyReport, ConsistencyRow, RunStats, SystemAggregate, SystemConsistency};
+use crate::error::TrecError;
 use crate::metric::{TrecDetail, TrecOptions};
 use ragjudge_core::Record;
 use serde_json::{json, Map, Value};
@@ -175,9 +176,15 @@ impl OpenRagCsvWriter {
 
     /// Adds one scored record: `values` line up with the `columns` given to [`OpenRagCsvWriter::new`];
     /// `detail` holds each metric family's detail by name (the TREC one under `trec`).
-    pub fn add(&mut self, record: &Record, values: &[Option<f64>], detail: &Map<String, Value>) -> Result<(), String> {
+    pub fn add(
+        &mut self,
+        record: &Record,
+        values: &[Option<f64>],
+        detail: &Map<String, Value>,
+    ) -> Result<(), TrecError> {
         let trec: TrecDetail = match detail.get("trec") {
-            Some(d) => serde_json::from_value(d.clone()).map_err(|e| format!("unreadable trec detail: {e}"))?,
+            Some(d) => serde_json::from_value(d.clone())
+                .map_err(|e| TrecError::Contract(format!("unreadable trec detail: {e}")))?,
             None => TrecDetail::default(),
         };
         let mut cells = run_cells(record, &trec, &self.opts);
@@ -199,9 +206,10 @@ impl OpenRagCsvWriter {
 
     /// Writes the file: rows by (system, query id), runs by `run` (a record without `run` first),
     /// then the consistency columns of `consistency` when given. The error is a one-line message.
-    pub fn finish(self, consistency: Option<&ConsistencyReport>) -> Result<(), String> {
+    pub fn finish(self, consistency: Option<&ConsistencyReport>) -> Result<(), TrecError> {
         let path = self.path.display().to_string();
-        let fail = |e: &dyn std::fmt::Display| format!("{path}: cannot write the Open RAG Eval CSV: {e}");
+        let fail =
+            |e: &dyn std::fmt::Display| TrecError::Io(format!("{path}: cannot write the Open RAG Eval CSV: {e}"));
         let file = std::fs::File::create(&self.path).map_err(|e| fail(&e))?;
         self.write(std::io::BufWriter::new(file), consistency).map_err(|e| fail(&e))
     }

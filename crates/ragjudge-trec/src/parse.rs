@@ -5,6 +5,7 @@
 //! schema answer in free text, so every parser here first looks for the schema's JSON and then
 //! falls back to the plain forms the prompts ask for (a single integer, a Pythonic list).
 
+use crate::error::ParseError;
 use regex::Regex;
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -194,13 +195,13 @@ pub fn normalise_label(s: &str) -> String {
 
 /// Exactly `n` labels from `allowed` (after [`normalise_label`]), from a JSON/Python list (under
 /// `key` if an object) or, failing that, from the labels' occurrences in the text in order.
-pub fn parse_labels(text: &str, key: &str, allowed: &[&str], n: usize) -> Result<Vec<String>, String> {
+pub fn parse_labels(text: &str, key: &str, allowed: &[&str], n: usize) -> Result<Vec<String>, ParseError> {
     let mut json_error = None;
     if let Some(items) = extract_json(text).and_then(|v| list_of(&v, key)) {
         let labels: Vec<String> = items.iter().map(|s| normalise_label(s)).collect();
         match labels.iter().find(|l| !allowed.contains(&l.as_str())) {
-            Some(bad) => json_error = Some(format!("unknown label `{bad}`")),
-            None if labels.len() != n => json_error = Some(format!("{} labels for {n} items", labels.len())),
+            Some(bad) => json_error = Some(ParseError::UnknownLabel(bad.clone())),
+            None if labels.len() != n => json_error = Some(ParseError::LabelCount { found: labels.len(), wanted: n }),
             None => return Ok(labels),
         }
     }
@@ -208,7 +209,7 @@ pub fn parse_labels(text: &str, key: &str, allowed: &[&str], n: usize) -> Result
     if found.len() == n && n > 0 {
         return Ok(found);
     }
-    Err(json_error.unwrap_or_else(|| format!("no list of {n} labels found")))
+    Err(json_error.unwrap_or(ParseError::NoLabelList(n)))
 }
 
 /// The allowed labels as they occur in `text`, in order, matching whole words and preferring the
@@ -263,11 +264,11 @@ fn is_word_byte(b: u8) -> bool {
 
 /// One label from `allowed`: the `key` field of a JSON object, a bare label, or the only allowed
 /// label named in the text. Several different labels in free text are ambiguous (`Err`).
-pub fn parse_single_label(text: &str, key: &str, allowed: &[&str]) -> Result<String, String> {
+pub fn parse_single_label(text: &str, key: &str, allowed: &[&str]) -> Result<String, ParseError> {
     if let Some(Value::Object(m)) = extract_json(text) {
         if let Some(Value::String(s)) = m.get(key) {
             let l = normalise_label(s);
-            return if allowed.contains(&l.as_str()) { Ok(l) } else { Err(format!("unknown label `{l}`")) };
+            return if allowed.contains(&l.as_str()) { Ok(l) } else { Err(ParseError::UnknownLabel(l)) };
         }
     }
     let mut found = scan_labels(text, allowed);
@@ -276,8 +277,8 @@ pub fn parse_single_label(text: &str, key: &str, allowed: &[&str]) -> Result<Str
     found.dedup();
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err("no label found".into()),
-        _ => Err(format!("ambiguous: several labels ({})", found.join(", "))),
+        0 => Err(ParseError::NoLabel),
+        _ => Err(ParseError::Ambiguous(found.join(", "))),
     }
 }
 
@@ -429,8 +430,14 @@ mod tests {
             parse_labels("1. not support\n2. partial-support\n3. support", "assignment", &allowed, 3).unwrap(),
             vec!["not_support", "partial_support", "support"]
         );
-        assert!(parse_labels("['support']", "assignment", &allowed, 2).unwrap_err().contains("1 labels for 2"));
-        assert!(parse_labels("['supported']", "assignment", &allowed, 1).unwrap_err().contains("unknown label"));
+        assert!(parse_labels("['support']", "assignment", &allowed, 2)
+            .unwrap_err()
+            .to_string()
+            .contains("1 labels for 2"));
+        assert!(parse_labels("['supported']", "assignment", &allowed, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown label"));
         assert!(parse_labels("I cannot tell.", "assignment", &allowed, 1).is_err());
     }
 
@@ -442,6 +449,7 @@ mod tests {
         assert_eq!(parse_single_label("No Support.", "support", &allowed).unwrap(), "no_support");
         assert!(parse_single_label("full_support or no_support", "support", &allowed)
             .unwrap_err()
+            .to_string()
             .contains("ambiguous"));
         assert!(parse_single_label("supported", "support", &allowed).is_err());
     }

@@ -10,6 +10,7 @@
 //! `None` (Precision@K and AP@K when it lies in the top K; MRR when it lies before the first
 //! relevant passage, or anywhere when none is relevant). The mean grade is over valid grades.
 
+use crate::error::ParseError;
 use crate::judging::{ask_all, CallOptions, Invalid, Request};
 use crate::parse::parse_grade;
 use crate::prompts;
@@ -51,7 +52,7 @@ pub fn grade(
             schema: prompts::umbrela_schema(),
         })
         .collect();
-    let answers = ask_all(judge, &requests, opts, |_, t| parse_grade(t).ok_or_else(|| "no grade 0-3 found".into()));
+    let answers = ask_all(judge, &requests, opts, |_, t| parse_grade(t).ok_or(ParseError::NoGrade));
     answers
         .iter()
         .enumerate()

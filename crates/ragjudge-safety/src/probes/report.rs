@@ -11,6 +11,7 @@
 //! flagged when some column's |mean difference| exceeds the threshold.
 
 use super::{META_GROUP, META_OF, META_TERMS, META_VARIANT, ORIGINAL};
+use crate::error::SafetyError;
 use ragjudge_core::Record;
 use ragjudge_lexical::rouge::RougeScorer;
 use ragjudge_lexical::squad::{normalize_answer, token_f1};
@@ -147,10 +148,10 @@ pub fn report(
     scores: &ScoreTable,
     columns: &[String],
     threshold: Option<f64>,
-) -> Result<ProbeReport, String> {
+) -> Result<ProbeReport, SafetyError> {
     let idx: Vec<usize> = columns
         .iter()
-        .map(|c| scores.columns.iter().position(|x| x == c).ok_or_else(|| format!("no score column `{c}`")))
+        .map(|c| scores.columns.iter().position(|x| x == c).ok_or_else(|| SafetyError::NoColumn(c.clone())))
         .collect::<Result<_, _>>()?;
     let by_key: HashMap<(&str, &str), &Record> =
         records.iter().map(|r| ((r.id.as_str(), r.system.as_str()), r)).collect();

@@ -15,6 +15,7 @@
 //! std, `None` when the mean is 0. Per system, [`SystemAggregate`] averages the per-query
 //! statistics over the system's queries.
 
+use crate::error::TrecError;
 use std::collections::BTreeMap;
 
 use ragjudge_core::{MetricOutput, Record};
@@ -182,9 +183,9 @@ pub struct ConsistencyAccumulator {
 
 impl ConsistencyAccumulator {
     /// An empty accumulator; `Err` when `min_runs < 2`.
-    pub fn new(opts: ConsistencyOptions) -> Result<Self, String> {
+    pub fn new(opts: ConsistencyOptions) -> Result<Self, TrecError> {
         if opts.min_runs < 2 {
-            return Err(format!("consistency needs min_runs >= 2, got {}", opts.min_runs));
+            return Err(TrecError::Options(format!("consistency needs min_runs >= 2, got {}", opts.min_runs)));
         }
         Ok(Self { opts, groups: BTreeMap::new() })
     }
@@ -192,14 +193,17 @@ impl ConsistencyAccumulator {
     /// Adds one run: the record (its system, id, run and answer) and its metric values by column
     /// name (`None` and non-finite values are skipped). `Err` when this `(system, id, run)` was
     /// already added or the names and values differ in length.
-    pub fn push(&mut self, record: &Record, columns: &[String], values: &[Option<f64>]) -> Result<(), String> {
+    pub fn push(&mut self, record: &Record, columns: &[String], values: &[Option<f64>]) -> Result<(), TrecError> {
         if columns.len() != values.len() {
-            return Err(format!("{} column names for {} values", columns.len(), values.len()));
+            return Err(TrecError::Contract(format!("{} column names for {} values", columns.len(), values.len())));
         }
         let group = self.groups.entry((record.system.clone(), record.id.clone())).or_default();
         if group.iter().any(|e| e.run == record.run) {
             let run = record.run.map_or("(none)".to_string(), |r| r.to_string());
-            return Err(format!("duplicate run {run} of query {} of system {}", record.id, record.system));
+            return Err(TrecError::Record(format!(
+                "duplicate run {run} of query {} of system {}",
+                record.id, record.system
+            )));
         }
         let values = columns
             .iter()
@@ -211,7 +215,7 @@ impl ConsistencyAccumulator {
     }
 
     /// [`ConsistencyAccumulator::push`] with a metric's output.
-    pub fn push_output(&mut self, record: &Record, columns: &[String], output: &MetricOutput) -> Result<(), String> {
+    pub fn push_output(&mut self, record: &Record, columns: &[String], output: &MetricOutput) -> Result<(), TrecError> {
         self.push(record, columns, &output.values)
     }
 
@@ -222,7 +226,7 @@ impl ConsistencyAccumulator {
 
     /// Computes the rows and per-system aggregates; BERTScore only when `embedder` is given
     /// (all answers embedded in one call).
-    pub fn finish(self, embedder: Option<&dyn TokenEmbedder>) -> Result<ConsistencyReport, String> {
+    pub fn finish(self, embedder: Option<&dyn TokenEmbedder>) -> Result<ConsistencyReport, TrecError> {
         let min_runs = self.opts.min_runs;
         let mut skipped_groups = 0;
         let mut kept = Vec::new();
@@ -248,9 +252,14 @@ impl ConsistencyAccumulator {
                 for (t, &i) in &index {
                     texts[i] = t;
                 }
-                let out = m.embed_tokens(&texts).map_err(|e| format!("token embedding failed: {e}"))?;
+                let out =
+                    m.embed_tokens(&texts).map_err(|e| TrecError::Model(format!("token embedding failed: {e}")))?;
                 if out.len() != texts.len() {
-                    return Err(format!("token embedder returned {} results for {} texts", out.len(), texts.len()));
+                    return Err(TrecError::Contract(format!(
+                        "token embedder returned {} results for {} texts",
+                        out.len(),
+                        texts.len()
+                    )));
                 }
                 Some(out)
             }
@@ -411,7 +420,11 @@ mod tests {
         // S2/q1: 2 runs only: skipped.
         acc.push(&rec("S2", "q1", 1, "x"), &cols(), &[Some(1.0), Some(1.0)]).unwrap();
         acc.push(&rec("S2", "q1", 2, "x"), &cols(), &[Some(1.0), Some(1.0)]).unwrap();
-        assert!(acc.push(&rec("S2", "q1", 2, "y"), &cols(), &[None, None]).unwrap_err().contains("duplicate run 2"));
+        assert!(acc
+            .push(&rec("S2", "q1", 2, "y"), &cols(), &[None, None])
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate run 2"));
         let report = acc.finish(None).unwrap();
         assert_eq!(report.skipped_groups, 1);
         assert_eq!(report.rows.len(), 2);

@@ -5,6 +5,7 @@
 //! ships here, so any NLI cross-encoder stands in, and without one the judge answers yes / no after
 //! an entailment prompt and its label probabilities are used.
 
+use crate::error::TrecError;
 use std::sync::Arc;
 
 use ragjudge_models::{CrossEncoder, Judge, Prompt};
@@ -72,7 +73,7 @@ impl EntailmentModel {
     }
 
     /// P(entailed) for each (premise, hypothesis) pair, in order, in one batched model call.
-    pub fn probs(&self, pairs: &[(&str, &str)]) -> Vec<Result<f64, String>> {
+    pub fn probs(&self, pairs: &[(&str, &str)]) -> Vec<Result<f64, TrecError>> {
         if pairs.is_empty() {
             return Vec::new();
         }
@@ -90,8 +91,8 @@ impl EntailmentModel {
                             .first()
                             .copied()
                             .filter(|p| p.is_finite())
-                            .ok_or_else(|| "judge returned no probability for `yes`".to_string()),
-                        Err(e) => Err(format!("entailment judge failed: {e}")),
+                            .ok_or_else(|| TrecError::Output("judge returned no probability for `yes`".into())),
+                        Err(e) => Err(TrecError::Model(format!("entailment judge failed: {e}"))),
                     })
                     .collect()
             }
@@ -100,7 +101,7 @@ impl EntailmentModel {
 }
 
 /// Index of the entailment label, or `None` for a one-output model.
-fn entailment_index(labels: &[String]) -> Result<Option<usize>, String> {
+fn entailment_index(labels: &[String]) -> Result<Option<usize>, TrecError> {
     if labels.len() == 1 {
         return Ok(None);
     }
@@ -108,27 +109,33 @@ fn entailment_index(labels: &[String]) -> Result<Option<usize>, String> {
         .iter()
         .position(|l| l.to_lowercase().contains("entail"))
         .map(Some)
-        .ok_or_else(|| format!("cross-encoder labels {labels:?} have no entailment label"))
+        .ok_or_else(|| TrecError::Options(format!("cross-encoder labels {labels:?} have no entailment label")))
 }
 
-fn cross_encoder_probs(m: &dyn CrossEncoder, pairs: &[(&str, &str)]) -> Vec<Result<f64, String>> {
-    let fail = |msg: String| pairs.iter().map(|_| Err(msg.clone())).collect();
+fn cross_encoder_probs(m: &dyn CrossEncoder, pairs: &[(&str, &str)]) -> Vec<Result<f64, TrecError>> {
+    let fail = |e: TrecError| pairs.iter().map(|_| Err(e.clone())).collect();
     let index = match entailment_index(&m.labels()) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
     let rows = match m.logits(pairs) {
         Ok(r) if r.len() == pairs.len() => r,
-        Ok(r) => return fail(format!("cross-encoder returned {} rows for {} pairs", r.len(), pairs.len())),
-        Err(e) => return fail(format!("cross-encoder failed: {e}")),
+        Ok(r) => {
+            return fail(TrecError::Contract(format!(
+                "cross-encoder returned {} rows for {} pairs",
+                r.len(),
+                pairs.len()
+            )))
+        }
+        Err(e) => return fail(TrecError::Model(format!("cross-encoder failed: {e}"))),
     };
     rows.into_iter().map(|row| entailment_from_logits(&row, index)).collect()
 }
 
 /// Softmax probability of `row[index]`, or `sigmoid(row[0])` when `index` is `None`.
-fn entailment_from_logits(row: &[f32], index: Option<usize>) -> Result<f64, String> {
+fn entailment_from_logits(row: &[f32], index: Option<usize>) -> Result<f64, TrecError> {
     if row.is_empty() || row.iter().any(|x| !x.is_finite()) {
-        return Err(format!("cross-encoder logits {row:?} are empty or not finite"));
+        return Err(TrecError::Model(format!("cross-encoder logits {row:?} are empty or not finite")));
     }
     match index {
         None => Ok(1.0 / (1.0 + (-f64::from(row[0])).exp())),
@@ -136,7 +143,9 @@ fn entailment_from_logits(row: &[f32], index: Option<usize>) -> Result<f64, Stri
             let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
             let exps: Vec<f64> = row.iter().map(|&x| (f64::from(x) - max).exp()).collect();
             let total: f64 = exps.iter().sum();
-            exps.get(i).map(|e| e / total).ok_or_else(|| format!("logit row {row:?} has no index {i}"))
+            exps.get(i)
+                .map(|e| e / total)
+                .ok_or_else(|| TrecError::Contract(format!("logit row {row:?} has no index {i}")))
         }
     }
 }

@@ -12,6 +12,7 @@
 //!   `recall = entailed reference claims / reference claims`, `F1 = 2PR / (P + R)` (0 when
 //!   `P + R = 0`); all three are 0 when either side has no claim, as in Open RAG Eval.
 
+use crate::error::TrecError;
 use std::sync::Arc;
 
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
@@ -49,14 +50,21 @@ impl SemanticSimilarity {
     }
 
     /// Cosine of the embeddings of each (answer, reference) pair, with one embedding call.
-    pub fn similarities(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>, String> {
+    pub fn similarities(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>, TrecError> {
         let texts: Vec<&str> = pairs.iter().flat_map(|&(a, r)| [a, r]).collect();
-        let vecs = self.embedder.embed(&texts).map_err(|e| format!("embedding failed: {e}"))?;
+        let vecs = self.embedder.embed(&texts).map_err(|e| TrecError::Model(format!("embedding failed: {e}")))?;
         if vecs.len() != texts.len() {
-            return Err(format!("embedder returned {} vectors for {} texts", vecs.len(), texts.len()));
+            return Err(TrecError::Contract(format!(
+                "embedder returned {} vectors for {} texts",
+                vecs.len(),
+                texts.len()
+            )));
         }
         vecs.chunks(2)
-            .map(|p| cosine(&p[0], &p[1]).ok_or_else(|| "embeddings of different length or not finite".to_string()))
+            .map(|p| {
+                cosine(&p[0], &p[1])
+                    .ok_or_else(|| TrecError::Model("embeddings of different length or not finite".into()))
+            })
             .collect()
     }
 }
@@ -82,7 +90,7 @@ pub fn claims_schema() -> Value {
 
 /// The claims of a judge reply: a JSON object with a `claims` list of strings (or a bare JSON
 /// list), possibly surrounded by other text or a code fence. Blank claims are dropped.
-pub fn parse_claims(reply: &str) -> Result<Vec<String>, String> {
+pub fn parse_claims(reply: &str) -> Result<Vec<String>, TrecError> {
     let from_object = reply.find('{').zip(reply.rfind('}')).and_then(|(a, b)| {
         let v: Value = serde_json::from_str(reply.get(a..=b)?).ok()?;
         v.get("claims").cloned()
@@ -91,18 +99,18 @@ pub fn parse_claims(reply: &str) -> Result<Vec<String>, String> {
         reply.find('[').zip(reply.rfind(']')).and_then(|(a, b)| serde_json::from_str::<Value>(reply.get(a..=b)?).ok())
     };
     let list = from_object.or_else(from_list).ok_or_else(|| {
-        format!(
+        TrecError::Output(format!(
             "claim extraction: reply is not JSON with a `claims` list: {:?}",
             reply.chars().take(80).collect::<String>()
-        )
+        ))
     })?;
-    let items = list.as_array().ok_or_else(|| "claim extraction: `claims` is not a list".to_string())?;
+    let items = list.as_array().ok_or_else(|| TrecError::Output("claim extraction: `claims` is not a list".into()))?;
     items
         .iter()
         .map(|c| {
             c.as_str()
                 .map(|s| s.trim().to_string())
-                .ok_or_else(|| "claim extraction: a claim is not a string".to_string())
+                .ok_or_else(|| TrecError::Output("claim extraction: a claim is not a string".into()))
         })
         .filter(|c| c.as_ref().map_or(true, |s| !s.is_empty()))
         .collect()
@@ -170,17 +178,17 @@ impl FactualCorrectnessScorer {
         Prompt::chat("", format!("{head}{text}{tail}"))
     }
 
-    fn extract(&self, texts: &[&str]) -> Result<Vec<Vec<String>>, String> {
+    fn extract(&self, texts: &[&str]) -> Result<Vec<Vec<String>>, TrecError> {
         let requests: Vec<(Prompt, GenParams)> =
             texts.iter().map(|t| (Self::claim_prompt(t), self.params.clone())).collect();
         self.judge
             .generate_many(&requests)
             .into_iter()
-            .map(|g| parse_claims(&g.map_err(|e| format!("claim extraction failed: {e}"))?.text))
+            .map(|g| parse_claims(&g.map_err(|e| TrecError::Model(format!("claim extraction failed: {e}")))?.text))
             .collect()
     }
 
-    fn check(&self, claims: &[String], premise: &str) -> Result<Vec<ClaimCheck>, String> {
+    fn check(&self, claims: &[String], premise: &str) -> Result<Vec<ClaimCheck>, TrecError> {
         let (premise, _) = truncate_chars(premise, MAX_SOURCE_CHARS);
         let pairs: Vec<(&str, &str)> = claims.iter().map(|c| (premise, c.as_str())).collect();
         claims
@@ -194,7 +202,7 @@ impl FactualCorrectnessScorer {
     }
 
     /// Factual correctness of `answer` against `reference`.
-    pub fn score(&self, answer: &str, reference: &str) -> Result<FactualCorrectness, String> {
+    pub fn score(&self, answer: &str, reference: &str) -> Result<FactualCorrectness, TrecError> {
         let mut claims = self.extract(&[answer, reference])?.into_iter();
         let (gen, exp) = (claims.next().unwrap_or_default(), claims.next().unwrap_or_default());
         let (generated_claims, expected_claims) = if gen.is_empty() || exp.is_empty() {
@@ -245,10 +253,10 @@ impl Metric for GoldenAnswerMetric {
         let mut values = vec![None; 4];
         let mut detail = serde_json::Map::new();
         if let Some(s) = &self.similarity {
-            values[0] = s.similarities(&[(&record.answer, reference)]).map_err(MetricError::Model)?.pop();
+            values[0] = s.similarities(&[(&record.answer, reference)])?.pop();
         }
         if let Some(f) = &self.factual {
-            let fc = f.score(&record.answer, reference).map_err(MetricError::Model)?;
+            let fc = f.score(&record.answer, reference)?;
             values[1] = Some(fc.precision);
             values[2] = Some(fc.recall);
             values[3] = Some(fc.f1);
@@ -277,7 +285,7 @@ impl Metric for GoldenAnswerMetric {
                     out.values[0] = Some(
                         *sims
                             .as_ref()
-                            .map_err(|e| MetricError::Model(e.clone()))?
+                            .map_err(|e| MetricError::from(e.clone()))?
                             .get(k)
                             .ok_or_else(|| MetricError::Contract("missing similarity".into()))?,
                     );

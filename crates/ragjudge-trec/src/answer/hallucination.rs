@@ -9,6 +9,7 @@
 //! aggregated ([`SentenceAggregate`]: the mean by default), so the detail can name the
 //! least-supported sentences. [`SentenceAggregate::WholeAnswer`] reproduces the single-pair form.
 
+use crate::error::TrecError;
 use ragjudge_core::text::split_sentences;
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::Serialize;
@@ -105,9 +106,9 @@ impl HallucinationMetric {
         (cut.to_string(), joined.chars().count(), truncated)
     }
 
-    fn plan(&self, record: &Record) -> Result<Plan, String> {
+    fn plan(&self, record: &Record) -> Result<Plan, TrecError> {
         if record.contexts.iter().all(|c| c.text.trim().is_empty()) {
-            return Err("no passage text to check the answer against".to_string());
+            return Err(TrecError::NothingToCheck("no passage text to check the answer against".into()));
         }
         let units: Vec<String> = match self.opts.aggregate {
             SentenceAggregate::WholeAnswer => {
@@ -116,13 +117,13 @@ impl HallucinationMetric {
             _ => split_sentences(&record.answer).into_iter().map(str::to_string).collect(),
         };
         if units.is_empty() {
-            return Err("empty answer".to_string());
+            return Err(TrecError::NothingToCheck("empty answer".into()));
         }
         let (premise, source_chars, truncated) = self.premise(record);
         Ok(Plan { premise, source_chars, truncated, units })
     }
 
-    fn finish(&self, plan: Plan, probs: Vec<Result<f64, String>>) -> Result<HallucinationScore, String> {
+    fn finish(&self, plan: Plan, probs: Vec<Result<f64, TrecError>>) -> Result<HallucinationScore, TrecError> {
         let mut sentences = Vec::with_capacity(plan.units.len());
         for (index, (sentence, p)) in plan.units.into_iter().zip(probs).enumerate() {
             sentences.push(SentenceSupport { index, sentence, entailment: p? });
@@ -147,8 +148,8 @@ impl HallucinationMetric {
     }
 
     /// Scores many records with one batched entailment call.
-    pub fn score_many(&self, records: &[Record]) -> Vec<Result<HallucinationScore, String>> {
-        let plans: Vec<Result<Plan, String>> = records.iter().map(|r| self.plan(r)).collect();
+    pub fn score_many(&self, records: &[Record]) -> Vec<Result<HallucinationScore, TrecError>> {
+        let plans: Vec<Result<Plan, TrecError>> = records.iter().map(|r| self.plan(r)).collect();
         let pairs: Vec<(&str, &str)> = plans
             .iter()
             .flatten()
@@ -159,26 +160,28 @@ impl HallucinationMetric {
             .into_iter()
             .map(|plan| {
                 let plan = plan?;
-                let mine: Vec<Result<f64, String>> = probs.by_ref().take(plan.units.len()).collect();
+                let mine: Vec<Result<f64, TrecError>> = probs.by_ref().take(plan.units.len()).collect();
                 self.finish(plan, mine)
             })
             .collect()
     }
 
     /// Scores one record.
-    pub fn score_one(&self, record: &Record) -> Result<HallucinationScore, String> {
-        self.score_many(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err("no result".to_string()))
+    pub fn score_one(&self, record: &Record) -> Result<HallucinationScore, TrecError> {
+        self.score_many(std::slice::from_ref(record))
+            .pop()
+            .unwrap_or_else(|| Err(TrecError::Contract("no result".into())))
     }
 }
 
-fn to_output(r: Result<HallucinationScore, String>) -> Result<MetricOutput, MetricError> {
+fn to_output(r: Result<HallucinationScore, TrecError>) -> Result<MetricOutput, MetricError> {
     match r {
         Ok(s) => Ok(MetricOutput { values: vec![Some(s.score)], detail: serde_json::to_value(&s).ok() }),
         // Nothing to check (no passages, empty answer): not applicable rather than a failure.
-        Err(e) if e == "empty answer" || e.starts_with("no passage") => {
-            Ok(MetricOutput { values: vec![None], detail: Some(json!({ "hallucination": e })) })
+        Err(TrecError::NothingToCheck(why)) => {
+            Ok(MetricOutput { values: vec![None], detail: Some(json!({ "hallucination": why })) })
         }
-        Err(e) => Err(MetricError::Model(e)),
+        Err(e) => Err(e.into()),
     }
 }
 

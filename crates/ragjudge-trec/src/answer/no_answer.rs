@@ -7,6 +7,7 @@
 //! ([`lexical_no_answer`]) decides. The summary number "questions answered" is
 //! [`share_answered`].
 
+use crate::error::TrecError;
 use std::sync::Arc;
 
 use ragjudge_core::text::split_sentences;
@@ -245,7 +246,7 @@ impl NoAnswerMetric {
     }
 
     /// Verdicts for many records, with one batched judge call.
-    pub fn attempts(&self, records: &[Record]) -> Vec<Result<AnswerAttempt, String>> {
+    pub fn attempts(&self, records: &[Record]) -> Vec<Result<AnswerAttempt, TrecError>> {
         let lexical: Vec<Option<String>> = records.iter().map(|r| lexical_no_answer(&r.answer)).collect();
         let empty: Vec<bool> = records.iter().map(|r| r.answer.trim().is_empty()).collect();
         let Some(judge) = &self.judge else {
@@ -284,14 +285,14 @@ impl NoAnswerMetric {
                 }
                 let lp = results
                     .next()
-                    .ok_or_else(|| "judge returned too few results".to_string())?
-                    .map_err(|e| format!("no-answer judge failed: {e}"))?;
+                    .ok_or_else(|| TrecError::Contract("judge returned too few results".into()))?
+                    .map_err(|e| TrecError::Model(format!("no-answer judge failed: {e}")))?;
                 let p = lp
                     .probs
                     .first()
                     .copied()
                     .filter(|p| p.is_finite())
-                    .ok_or_else(|| "judge returned no probability for `yes`".to_string())?;
+                    .ok_or_else(|| TrecError::Output("judge returned no probability for `yes`".into()))?;
                 Ok(AnswerAttempt {
                     answered: p >= 0.5,
                     prob_answered: Some(p),
@@ -303,8 +304,8 @@ impl NoAnswerMetric {
     }
 }
 
-fn to_output(r: Result<AnswerAttempt, String>) -> Result<MetricOutput, MetricError> {
-    let a = r.map_err(MetricError::Model)?;
+fn to_output(r: Result<AnswerAttempt, TrecError>) -> Result<MetricOutput, MetricError> {
+    let a = r?;
     Ok(MetricOutput {
         values: vec![Some(if a.answered { 1.0 } else { 0.0 }), a.prob_answered],
         detail: serde_json::to_value(&a).ok(),
@@ -321,7 +322,9 @@ impl Metric for NoAnswerMetric {
     }
 
     fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
-        self.score_batch(std::slice::from_ref(record)).pop().unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
+        self.score_batch(std::slice::from_ref(record))
+            .pop()
+            .unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
     }
 
     fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {

@@ -19,6 +19,7 @@ pub mod phone;
 pub mod iban;
 
 use super::{Finding, PiiType};
+use crate::error::SafetyError;
 
 /// Which pattern detectors run, and how phone numbers without a country code are read.
 #[derive(Debug, Clone)]
@@ -37,14 +38,13 @@ impl Default for PatternDetectors {
 
 impl PatternDetectors {
     /// Parses a region code such as `US` or `gb`; `none` reads only international numbers.
-    pub fn parse_region(code: &str) -> Result<Option<phonenumber::country::Id>, String> {
+    pub fn parse_region(code: &str) -> Result<Option<phonenumber::country::Id>, SafetyError> {
         if code.eq_ignore_ascii_case("none") {
             return Ok(None);
         }
-        code.to_ascii_uppercase()
-            .parse::<phonenumber::country::Id>()
-            .map(Some)
-            .map_err(|_| format!("unknown phone region `{code}` (use a two-letter country code or `none`)"))
+        code.to_ascii_uppercase().parse::<phonenumber::country::Id>().map(Some).map_err(|_| {
+            SafetyError::Settings(format!("unknown phone region `{code}` (use a two-letter country code or `none`)"))
+        })
     }
 
     fn wants(&self, t: PiiType) -> bool {
