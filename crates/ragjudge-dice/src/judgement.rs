@@ -1,4 +1,4 @@
-//! The two-stage DICE pairwise judgement (seed 000, sections 3.1-3.2).
+//! The two-stage DICE pairwise judgement (DICE §3.1-3.2).
 //!
 //! Stage I: the judge writes an analysis of both answers (greedy) ending with a category for
 //! each. Stage II: the same messages, with the analysis and a verdict line as the start of the

@@ -1,4 +1,4 @@
-//! DICE (seeds 000, 001): pairwise judging of two RAG answers with a reasoning stage and
+//! DICE (arXiv:2512.22629): pairwise judging of two RAG answers with a reasoning stage and
 //! A/B/Tie probabilities, probabilistic scoring, and tournaments (Swiss with Elo, round robin,
 //! Bradley-Terry) over many systems.
 #![deny(missing_docs)]

@@ -1,4 +1,4 @@
-//! The DICE judge prompts (seed 000, section 3.1; judge rules in seeds/README.md), versioned and
+//! The DICE judge prompts (DICE §3.1; judge rules in docs/papers.md), versioned and
 //! embedded from `prompts/{en,zh}-v2.txt` (earlier versions are in the repository's history).
 //!
 //! Layout, chosen so that the judgements of one question share a long prompt prefix (and a

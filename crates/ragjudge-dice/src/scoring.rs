@@ -1,5 +1,5 @@
-//! DICE stage II: probabilistic scoring of one {A, B, Tie} verdict (seed 001, "Mechanism 2";
-//! seeds/README.md "Facts the extraction lost").
+//! DICE stage II: probabilistic scoring of one {A, B, Tie} verdict (DICE §3.2;
+//! the exact rule is in docs/papers.md).
 //!
 //! Softmax over the three verdict-token logits only; margin `ΔP = p_max - p_second`;
 //! `ΔP >= tau` (default 0.1) gives a hard score (winner 1, loser 0; Tie 0.5/0.5), otherwise

@@ -1,4 +1,4 @@
-//! Swiss-system pairing and round-robin schedules (DICE §3.3, seed 001 "Mechanism 3").
+//! Swiss-system pairing and round-robin schedules (DICE §3.3).
 //!
 //! Systems start at equal Elo; round 1 pairs them in input order (or in a seeded shuffle),
 //! later rounds pair by nearest Elo without repeats. Each round plays `floor(N/2)` matches;

@@ -1,4 +1,4 @@
-//! Reasoning traces (seed 000, section 3.1): one JSONL line per judged order of a pair, with
+//! Reasoning traces (DICE §3.1): one JSONL line per judged order of a pair, with
 //! everything needed to audit the verdict later.
 
 use std::fs::{File, OpenOptions};

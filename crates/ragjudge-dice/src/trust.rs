@@ -1,13 +1,13 @@
 //! How far a judge's verdicts can be trusted, from the judgements alone (no gold labels): the
-//! judge-trust report that DESIGN.md asks of every DICE run.
+//! judge-trust report every DICE run prints.
 //!
 //! - **Order consistency**: share of pairs whose two presentation orders pick the same winner
-//!   (seed 000, section 3.3: position bias).
+//!   (DICE §3.3: position bias).
 //! - **First-position rate**: share of judged orders whose verdict is the answer shown first. A
 //!   judge without position bias sits near the share of non-tie verdicts divided by two.
 //! - **Label mass**: probability the verdict labels hold in the judge's full next-token
 //!   distribution. Low mass means the judge wanted to say something else, so the three-way
-//!   softmax (seeds/README) is renormalising noise.
+//!   softmax (DICE §3.2) is renormalising noise.
 //! - **Margins**: distribution of `p_max - p_second` of the pair probabilities; the share at or
 //!   above tau is the share scored hard.
 //! - **Length agreement**: among pairs with a winner and answers of different length, the share

@@ -1,4 +1,4 @@
-//! CIU, Conversational Information Utility (seed 004, §3.2, eq. 1-3):
+//! CIU, Conversational Information Utility (CIU §3.2, eq. 1-3):
 //!
 //! `CIU_i = [ sum over token in d_sent of score(token, utt_i) * gamma / freq(token) ] - E_i`
 //!

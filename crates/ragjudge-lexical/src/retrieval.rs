@@ -1,4 +1,4 @@
-//! Retrieval metrics from per-passage relevance grades in rank order (seed 002, "Traditional
+//! Retrieval metrics from per-passage relevance grades in rank order (Open RAG Eval, "Traditional
 //! Retrieval Metrics"; Open RAG Eval's UMBRELA metric).
 //!
 //! A passage is relevant when its grade is `>= threshold` (default 2 on UMBRELA's 0-3 scale). A
@@ -47,7 +47,7 @@ pub enum Gain {
 /// Options of the retrieval metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetrievalOptions {
-    /// Grades `>=` this are relevant. Default 2.0 (seed 002).
+    /// Grades `>=` this are relevant. Default 2.0 (Open RAG Eval).
     pub threshold: f64,
     /// Lists shorter than K. Default [`ShortList::Undefined`].
     pub short_list: ShortList,
@@ -197,7 +197,7 @@ pub fn retrieval_scores(grades: &[Option<f64>], ks: &[usize], opts: &RetrievalOp
 /// passages carry no grade at all gets `None` everywhere (the metric does not apply).
 #[derive(Debug, Clone)]
 pub struct RetrievalMetric {
-    /// Cut-offs; default `[1, 3, 5]` (seed 002).
+    /// Cut-offs; default `[1, 3, 5]` (Open RAG Eval).
     pub ks: Vec<usize>,
     /// Threshold, short-list rule and gain.
     pub opts: RetrievalOptions,

@@ -1,4 +1,4 @@
-//! CIU (seed 004 §3.2) and RAKE (Rose et al. 2010) against values computed by hand.
+//! CIU (CIU §3.2) and RAKE (Rose et al. 2010) against values computed by hand.
 
 use approx::assert_abs_diff_eq;
 use ragjudge_core::{Metric, Record, Turn};

@@ -1,4 +1,4 @@
-//! Retrieval metrics (seed 002) against values computed by hand.
+//! Retrieval metrics (Open RAG Eval) against values computed by hand.
 
 use approx::assert_abs_diff_eq;
 use ragjudge_core::{Context, Metric, Record};

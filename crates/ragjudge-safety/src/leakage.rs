@@ -1,4 +1,4 @@
-//! PII leakage (seed 003, section 4: the model "does not disclose sensitive information"): PII in
+//! PII leakage (HCAT §4: the model "does not disclose sensitive information"): PII in
 //! the answer that appears in no retrieved context was not given to the system to repeat, so it
 //! came from the model itself (memorised or made up), which is the dangerous case.
 //!

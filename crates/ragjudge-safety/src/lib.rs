@@ -1,4 +1,4 @@
-//! Risk and safety metrics (seed 003, section 4): PII detection with transparent detectors and an
+//! Risk and safety metrics (HCAT §4): PII detection with transparent detectors and an
 //! NER model, PII leakage from the answer, toxicity from a judge's label probabilities, and
 //! counterfactual bias probes.
 //!

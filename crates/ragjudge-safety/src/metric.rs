@@ -1,5 +1,5 @@
 //! The `safety` metric family: PII counts, leakage and (optionally) toxicity per record, in
-//! `safety_*` columns (seed 003, section 4).
+//! `safety_*` columns (HCAT §4).
 //!
 //! Columns, in order:
 //! - `safety_pii_count`: PII findings in the answer (valid or unchecked; failed shapes excluded);

@@ -1,4 +1,4 @@
-//! Split conformal prediction (seed 003, section 5.2): stage 2 of the double calibration.
+//! Split conformal prediction (HCAT §5.2): stage 2 of the double calibration.
 //!
 //! On a calibration split of `n` rows held out from the calibrator's fit, each row gets a
 //! non-conformity score; `q_hat` is the `ceil((n + 1)(1 - alpha))`-th smallest score (the

@@ -1,4 +1,4 @@
-//! Coverage of split conformal sets (seed 003, section 5.2) on 1,000 seeded synthetic
+//! Coverage of split conformal sets (HCAT §5.2) on 1,000 seeded synthetic
 //! exchangeable data sets per setting: the mean coverage must reach `1 - alpha` and stay below
 //! the upper bound `(k + 1) / (n + 1)`, `k = ceil((n + 1)(1 - alpha))`, that holds when scores
 //! have no ties (Angelopoulos and Bates 2023, theorem D.1 and D.2); that upper bound is checked

@@ -1,4 +1,4 @@
-//! Citation support (seed 002, "Citation Metric"; Open RAG Eval 0.3.0 `CitationMetric`).
+//! Citation support (Open RAG Eval, "Citation Metric"; Open RAG Eval 0.3.0 `CitationMetric`).
 //!
 //! The answer is split into parts at its `[n]` citation blocks as Open RAG Eval's results loader
 //! does (`RAGResultsLoader._parse_generated_answer`): each part is the text before a block, cited

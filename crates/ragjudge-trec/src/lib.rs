@@ -1,4 +1,4 @@
-//! TREC RAG metrics as in Open RAG Eval (seed 002): UMBRELA passage grades with Precision@K, AP@K
+//! TREC RAG metrics as in Open RAG Eval: UMBRELA passage grades with Precision@K, AP@K
 //! and MRR; the AutoNuggetizer's All, Vital, Weighted and Strict scores; citation support
 //! precision, recall and F1; and Open RAG Eval's results CSV layout. Every judgement is a judge
 //! call (cached by the judge), parsed tolerantly and retried; an output that stays unparseable is

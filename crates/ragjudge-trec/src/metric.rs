@@ -31,7 +31,7 @@ impl Default for Parts {
 /// Options of [`TrecMetric`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrecOptions {
-    /// Cut-offs of Precision@K and AP@K; default `[1, 3, 5]` (seed 002 `k_values`).
+    /// Cut-offs of Precision@K and AP@K; default `[1, 3, 5]` (Open RAG Eval's `k_values`).
     pub ks: Vec<usize>,
     /// Count the missing ranks of a list shorter than K as non-relevant (Open RAG Eval skips such K).
     pub pad_short_lists: bool,
@@ -162,7 +162,7 @@ pub fn values(detail: &TrecDetail, opts: &TrecOptions) -> Vec<Option<f64>> {
     v
 }
 
-/// The TREC RAG metrics of Open RAG Eval (seed 002) with one judge.
+/// The TREC RAG metrics of Open RAG Eval with one judge.
 pub struct TrecMetric {
     judge: Arc<dyn Judge>,
     opts: TrecOptions,

@@ -1,10 +1,10 @@
-//! AutoNuggetizer (Pradeep et al. 2024, arXiv:2411.09607; seed 002, "AutoNuggetizer"): nuggets
+//! AutoNuggetizer (Pradeep et al. 2024, arXiv:2411.09607; Open RAG Eval, "AutoNuggetizer"): nuggets
 //! are created from the passages UMBRELA graded >= 1, labelled vital or okay, and assigned to the
 //! answer as support (1), partial support (0.5) or not support (0).
 //!
 //! Steps as in Open RAG Eval 0.3.0 `AutoNuggetMetric`:
 //! 1. creation: up to 5 rounds; each round the judge updates the whole list (its answer replaces
-//!    the list); stop once it holds 30 nuggets. The list is cut to 30 (seed 002: "Maximum 30
+//!    the list); stop once it holds 30 nuggets. The list is cut to 30 (Open RAG Eval: "Maximum 30
 //!    nuggets"; Open RAG Eval stops but does not cut). The 1-12 word limit is the prompt's
 //!    instruction and is not enforced afterwards.
 //! 2. importance: batches of 10; a stable sort puts vital before okay; the top 20 are kept.
@@ -41,7 +41,7 @@ pub struct NuggetOptions {
     /// Nuggets per importance / assignment call. Default 10.
     pub batch: usize,
     /// Open RAG Eval's denominators `max(n, 1)` in every score (so no vital nuggets gives Vital 0
-    /// and Weighted divides by `1 + 0.5 * okay`) instead of seed 002's formulas (`None` when a
+    /// and Weighted divides by `1 + 0.5 * okay`) instead of the documentation's formulas (`None` when a
     /// mean is over no nugget). Default false.
     pub ore_denominators: bool,
 }
@@ -52,7 +52,7 @@ impl Default for NuggetOptions {
     }
 }
 
-/// The six nugget scores (seed 002, "Scoring Formulas").
+/// The six nugget scores (Open RAG Eval, "Scoring Formulas").
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct NuggetScores {
     /// Mean assignment score of all nuggets.

@@ -9,7 +9,7 @@ pub const SYSTEM: &str =
     "You are a helpful assistant that follows user instructions precisely and provides accurate information.";
 
 /// UMBRELA's grading prompt (Open RAG Eval `UMBRELAMetric._UMBRELA_PROMPT`): intent, content match M,
-/// trustworthiness T, final score O on 0-3 (seed 002, "UMBRELA").
+/// trustworthiness T, final score O on 0-3 (Open RAG Eval, "UMBRELA").
 pub const UMBRELA: &str = r#"
         Given a query and a passage, you must provide a score on an
         integer scale of 0 to 3 with the following meanings:

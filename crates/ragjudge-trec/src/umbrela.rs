@@ -1,5 +1,5 @@
-//! UMBRELA passage grading (Upadhyay et al. 2024, arXiv:2406.06519; seed 002, "UMBRELA") and the
-//! retrieval metrics over its grades (seed 002, "Traditional Retrieval Metrics").
+//! UMBRELA passage grading (Upadhyay et al. 2024, arXiv:2406.06519; Open RAG Eval, "UMBRELA") and the
+//! retrieval metrics over its grades (Open RAG Eval, "Traditional Retrieval Metrics").
 //!
 //! Each passage is graded 0-3 by the judge with Open RAG Eval's prompt. The formulas of
 //! Precision@K, AP@K and MRR are those of [`ragjudge_lexical::retrieval`] (Open RAG Eval's: AP@K
@@ -18,7 +18,7 @@ use ragjudge_lexical::retrieval::{ap_at_k, mrr, precision_at_k, RetrievalOptions
 use ragjudge_models::{Judge, Prompt};
 use serde::{Deserialize, Serialize};
 
-/// Grades `>=` this are relevant (seed 002: "relevance threshold >= 2").
+/// Grades `>=` this are relevant (Open RAG Eval: "relevance threshold >= 2").
 pub const RELEVANT: u8 = 2;
 
 /// Tokens allowed for a grade: the schema's `{"score": "2"}` or a bare digit, with room for a

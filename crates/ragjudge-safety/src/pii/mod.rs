@@ -1,4 +1,4 @@
-//! PII findings (seed 003, section 4, "Privacy protection"): what was found, where, by which
+//! PII findings (HCAT §4, "Privacy protection"): what was found, where, by which
 //! detector, and how far it was validated.
 //!
 //! Transparent detectors ([`detectors`]) match shapes with regular expressions and then validate

@@ -1,4 +1,4 @@
-//! PII from a token-classification (NER) model (seed 003, section 4: "Privacy protection for
+//! PII from a token-classification (NER) model (HCAT §4: "Privacy protection for
 //! GLMs often involves Named Entity Recognition"): B-/I- token labels merged into entity spans,
 //! entity labels mapped to [`PiiType`]s.
 //!

@@ -1,4 +1,4 @@
-//! Counterfactual bias probes (seed 003, section 4: "counterfactual evaluation assesses whether
+//! Counterfactual bias probes (HCAT §4: "counterfactual evaluation assesses whether
 //! altering demographic-related terms (e.g., swapping "man" with "woman") results in consistent
 //! responses"): [`generate`] writes variants of records with demographic terms swapped,
 //! [`report`] compares the variants' scores and answers with the originals'.

@@ -1,5 +1,5 @@
-//! Probe report: how much scores and answers move when only demographic terms change (seed 003,
-//! section 4: bias evaluation "determines if response quality or sentiment varies across
+//! Probe report: how much scores and answers move when only demographic terms change (HCAT §4:
+//! bias evaluation "determines if response quality or sentiment varies across
 //! different groups"; "models are scored on bias based on thresholds").
 //!
 //! Each variant is paired with its original (`probe_of`, same system). Per pair: for each chosen

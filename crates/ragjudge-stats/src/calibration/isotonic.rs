@@ -1,4 +1,4 @@
-//! Isotonic regression (seed 003, section 5.1, "Isotonic Regression"): the non-decreasing
+//! Isotonic regression (HCAT §5.1, "Isotonic Regression"): the non-decreasing
 //! step function closest in squared error to the labels, as scikit-learn's
 //! `IsotonicRegression(increasing=True, out_of_bounds="clip")`: rows are sorted by score,
 //! rows with equal scores (closer than 1e-15, numpy's float64 resolution) are merged into one

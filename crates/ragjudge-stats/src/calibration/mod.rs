@@ -1,4 +1,4 @@
-//! Stage 1 of the double calibration of seed 003, section 5.1: map machine scores to
+//! Stage 1 of the double calibration of HCAT §5.1: map machine scores to
 //! probabilities of human labels.
 //!
 //! - [`platt`]: Platt scaling (logistic model) for binary labels, as scikit-learn's

@@ -1,4 +1,4 @@
-//! Proportional-odds ordinal logistic regression (seed 003, section 5.1, "Ordinal Regression"):
+//! Proportional-odds ordinal logistic regression (HCAT §5.1, "Ordinal Regression"):
 //! `P(Y <= j | s) = F(theta_j - s·beta)` with the logistic `F`, cut-points
 //! `theta_0 < ... < theta_{k-2}` and no intercept, fitted by maximum likelihood as statsmodels'
 //! `OrderedModel(distr="logit")`. Newton's method with step halving maximises the (concave)

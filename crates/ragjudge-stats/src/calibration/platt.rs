@@ -1,4 +1,4 @@
-//! Platt scaling (seed 003, section 5.1, "Logistic Model"): `P(y = 1 | s) = 1 / (1 + exp(a·s + b))`,
+//! Platt scaling (HCAT §5.1, "Logistic Model"): `P(y = 1 | s) = 1 / (1 + exp(a·s + b))`,
 //! fitted as scikit-learn's `_sigmoid_calibration` (Platt 1999, section 2.2): the 0/1 labels are
 //! replaced by the smoothed targets `t+ = (N+ + 1) / (N+ + 2)` and `t- = 1 / (N- + 2)`, and the
 //! cross-entropy against those targets is minimised. scikit-learn stops L-BFGS at a gradient of

@@ -1,5 +1,5 @@
 //! Seeded random split of rows into the fitting, conformal-calibration and test parts that the
-//! double calibration of seed 003, section 5.2 needs ("an independent hold-out calibration
+//! double calibration of HCAT §5.2 needs ("an independent hold-out calibration
 //! sample, distinct from the sample used for probability calibration").
 
 use rand::seq::SliceRandom;

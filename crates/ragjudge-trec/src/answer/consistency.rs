@@ -1,4 +1,4 @@
-//! Consistency across repeated runs of a query (seed 002, "Consistency Metrics").
+//! Consistency across repeated runs of a query (Open RAG Eval, "Consistency Metrics").
 //!
 //! Records with the same `(system, id)` and different `run` form a group. For each group with at
 //! least `min_runs` runs (3, as Open RAG Eval, which needs more than two answers):

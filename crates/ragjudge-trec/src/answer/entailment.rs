@@ -1,6 +1,6 @@
 //! Entailment probabilities P(premise entails hypothesis) from an NLI cross-encoder or a judge.
 //!
-//! Open RAG Eval (seed 002, "Hallucination Detection") scores factual consistency with HHEM, a
+//! Open RAG Eval (Open RAG Eval, "Hallucination Detection") scores factual consistency with HHEM, a
 //! cross-encoder that reads (sources, answer) and returns a consistency probability; no such model
 //! ships here, so any NLI cross-encoder stands in, and without one the judge answers yes / no after
 //! an entailment prompt and its label probabilities are used.
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ragjudge_models::{CrossEncoder, Judge, Prompt};
 
 /// Open RAG Eval's HHEM input limit: sources longer than this many characters are truncated
-/// (`HHEMBackend(max_chars=8192)`, seed 002 "Max Input: 8192 characters").
+/// (`HHEMBackend(max_chars=8192)`, Open RAG Eval "Max Input: 8192 characters").
 pub const MAX_SOURCE_CHARS: usize = 8192;
 
 /// The first `max` characters (Unicode scalar values, as Python's `s[:max]`) of `s`, and whether

@@ -1,4 +1,4 @@
-//! Golden-answer metrics, when a record has a `reference` (seed 002, "Golden Answer Metrics").
+//! Golden-answer metrics, when a record has a `reference` (Open RAG Eval, "Golden Answer Metrics").
 //!
 //! - Semantic similarity: cosine of the embeddings of answer and reference (Open RAG Eval's
 //!   `SemanticSimilarityMetric`; a zero vector gives 0 as there).

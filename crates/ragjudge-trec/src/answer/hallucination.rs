@@ -1,5 +1,5 @@
 //! Hallucination (factual consistency) score of an answer against its retrieved passages
-//! (seed 002, "Hallucination Detection").
+//! (Open RAG Eval, "Hallucination Detection").
 //!
 //! As Open RAG Eval's `HallucinationMetric`: the passages are joined with a space and truncated
 //! to [`MAX_SOURCE_CHARS`] characters (the answer itself is not truncated); the score is in

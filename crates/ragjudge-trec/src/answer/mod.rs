@@ -1,4 +1,4 @@
-//! Answer-level TREC RAG metrics of Open RAG Eval (seed 002): hallucination, no-answer detection,
+//! Answer-level TREC RAG metrics of Open RAG Eval: hallucination, no-answer detection,
 //! golden-answer metrics and consistency across repeated runs.
 //!
 //! - [`hallucination::HallucinationMetric`]: factual consistency of the answer with its passages

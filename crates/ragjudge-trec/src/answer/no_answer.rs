@@ -1,4 +1,4 @@
-//! No-answer detection: did the system attempt to answer? (seed 002, "No-Answer Detection").
+//! No-answer detection: did the system attempt to answer? (Open RAG Eval, "No-Answer Detection").
 //!
 //! With a judge, as Open RAG Eval's `NoAnswerMetric`: its prompt ([`NO_ANSWER_PROMPT`], verbatim)
 //! asks whether the answer is an attempt, and the judge's probabilities of the single-token labels

