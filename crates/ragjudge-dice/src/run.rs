@@ -119,7 +119,51 @@ pub struct Played {
     pub judge_calls: usize,
 }
 
+/// A match summed up from the first system's side (DICE §3.3: `S_A` is the mean of `s_A`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatchSummary {
+    /// Questions scored.
+    pub questions: usize,
+    /// Mean DICE score of the first system.
+    pub s_a: f64,
+    /// Questions won by the first system (`s_A > 0.5`).
+    pub wins_a: usize,
+    /// Questions drawn (`s_A = 0.5`).
+    pub ties: usize,
+    /// Questions won by the second system.
+    pub wins_b: usize,
+    /// Share of questions whose two orders named the same winner.
+    pub order_consistency: f64,
+    /// Per answer category (or `unparsed`): how often each system's answers fell in it.
+    pub categories: std::collections::BTreeMap<String, [usize; 2]>,
+}
+
 impl Played {
+    /// The match summed up; `None` when no question was scored.
+    pub fn summary(&self) -> Option<MatchSummary> {
+        if self.rows.is_empty() {
+            return None;
+        }
+        let n = self.rows.len();
+        let count = |f: &dyn Fn(&ScoredPair) -> bool| self.rows.iter().filter(|r| f(r)).count();
+        let mut categories = std::collections::BTreeMap::new();
+        for r in &self.rows {
+            for (side, c) in [(0, r.category_a), (1, r.category_b)] {
+                let key = c.map_or_else(|| "unparsed".to_string(), |c| format!("{c:?}"));
+                categories.entry(key).or_insert([0usize; 2])[side] += 1;
+            }
+        }
+        Some(MatchSummary {
+            questions: n,
+            s_a: self.rows.iter().map(|r| r.s_a).sum::<f64>() / n as f64,
+            wins_a: count(&|r| r.s_a > 0.5),
+            ties: count(&|r| r.s_a == 0.5),
+            wins_b: count(&|r| r.s_a < 0.5),
+            order_consistency: count(&|r| r.consistent) as f64 / n as f64,
+            categories,
+        })
+    }
+
     /// The per-question scores as the tournament driver takes them.
     pub fn match_result(&self) -> MatchResult {
         MatchResult {

@@ -6,14 +6,12 @@ use super::{conclude, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
+use ragjudge_dice::baseline::{placement, tiers_in_order, TierRecord, TIERS};
 use ragjudge_dice::run::{index_by_id, read_run, with_fields};
 use ragjudge_dice::tournament::{run as run_tournament, Format, TournamentConfig};
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// The baseline tiers, best first.
-const TIERS: [&str; 3] = ["high", "medium", "low"];
 
 /// `ragjudge baseline`.
 #[derive(Debug, Args)]
@@ -45,16 +43,6 @@ fn read_as(path: &Path, name: &str) -> Result<Vec<Record>> {
     Ok(out)
 }
 
-/// Where an Elo rating falls among the tiers' ratings (best first).
-fn placement(target: f64, tiers: &[f64]) -> &'static str {
-    match tiers.iter().take_while(|&&t| t > target).count() {
-        0 => "above high",
-        1 => "between high and medium",
-        2 => "between medium and low",
-        _ => "below low",
-    }
-}
-
 /// Runs `ragjudge baseline`.
 pub fn run(args: &BaselineArgs) -> Result<()> {
     let target = "target";
@@ -68,7 +56,7 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     let systems: Vec<String> = std::iter::once(target).chain(TIERS).map(String::from).collect();
     let cfg = TournamentConfig { format: Format::RoundRobin, ..TournamentConfig::default() };
     // Per tier: the target's wins, ties and losses over questions.
-    let mut record: HashMap<String, [usize; 3]> = HashMap::new();
+    let mut record: HashMap<String, TierRecord> = HashMap::new();
     let board = run_tournament(&systems, &cfg, |a, b| {
         let played = run.play(&runs[a], &index[b])?;
         for r in &played.rows {
@@ -78,14 +66,7 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
                 (_, true) => (a, 1.0 - r.s_a),
                 _ => continue,
             };
-            let slot = if s > 0.5 {
-                0
-            } else if s < 0.5 {
-                2
-            } else {
-                1
-            };
-            record.entry(tier.to_string()).or_default()[slot] += 1;
+            record.entry(tier.to_string()).or_default().add(s);
         }
         Ok::<_, ragjudge_dice::run::DiceRunError>(played.match_result())
     })?;
@@ -97,14 +78,14 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     let target_elo = elo(target);
     let tier_elos: Vec<f64> = TIERS.iter().map(|t| elo(t)).collect();
     let tier = placement(target_elo, &tier_elos);
-    if tier_elos.windows(2).any(|w| w[0] < w[1]) {
+    if !tiers_in_order(&tier_elos) {
         eprintln!("warning: the judge does not order the baselines high > medium > low; the placement is unreliable");
     }
     let per_tier: Vec<_> = TIERS
         .iter()
         .map(|t| {
-            let [w, ti, l] = record.get(*t).copied().unwrap_or_default();
-            json!({"tier": t, "wins": w, "ties": ti, "losses": l, "elo": elo(t)})
+            let r = record.get(*t).copied().unwrap_or_default();
+            json!({"tier": t, "wins": r.wins, "ties": r.ties, "losses": r.losses, "elo": elo(t)})
         })
         .collect();
     let failures = run.failures();

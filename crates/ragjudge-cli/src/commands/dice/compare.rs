@@ -6,8 +6,7 @@ use super::{conclude, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
-use ragjudge_dice::pair_score::ScoredPair;
-use ragjudge_dice::run::{read_run, with_fields, Played};
+use ragjudge_dice::run::{read_run, with_fields};
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -41,33 +40,27 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         _ => bail!("{} and {} share no question id", args.a.display(), args.b.display()),
     };
     let mut run = args.dice.start()?;
-    let Played { rows, failures, judge_calls } = run.play(&a, &b)?;
-    if conclude(&run, judge_calls, args.json)? {
+    let played = run.play(&a, &b)?;
+    if conclude(&run, played.judge_calls, args.json)? {
         return Ok(());
     }
     let trust = run.trust();
-    let n = rows.len() as f64;
-    let s_a = rows.iter().map(|r| r.s_a).sum::<f64>() / n;
-    let count = |f: &dyn Fn(&ScoredPair) -> bool| rows.iter().filter(|r| f(r)).count();
-    let mut taxonomy: HashMap<String, [usize; 2]> = HashMap::new();
-    for r in &rows {
-        for (side, c) in [(0, category(r.category_a)), (1, category(r.category_b))] {
-            taxonomy.entry(c.unwrap_or_else(|| "unparsed".to_string())).or_default()[side] += 1;
-        }
-    }
+    let summary = played.summary().ok_or_else(|| anyhow::anyhow!("no question was scored"))?;
+    let (rows, failures) = (&played.rows, &played.failures);
+    let s_a = summary.s_a;
     let report = json!({
         "system_a": name_a, "system_b": name_b,
         "questions": rows.len(), "failed": failures.len(), "failures": failures,
         "s_a": s_a, "s_b": 1.0 - s_a,
-        "wins_a": count(&|r| r.s_a > 0.5), "ties": count(&|r| r.s_a == 0.5), "wins_b": count(&|r| r.s_a < 0.5),
-        "order_consistency": count(&|r| r.consistent) as f64 / n,
-        "categories": taxonomy, "tau": args.dice.tau,
+        "wins_a": summary.wins_a, "ties": summary.ties, "wins_b": summary.wins_b,
+        "order_consistency": summary.order_consistency,
+        "categories": summary.categories, "tau": args.dice.tau,
     });
     let report = with_fields(report, run.report_fields(&trust));
     run.write_report("compare.json", &report)?;
     let mut csv = csv::Writer::from_path(run.out_dir().join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
-    for r in &rows {
+    for r in rows {
         csv.write_record([
             r.id.clone(),
             r.s_a.to_string(),
