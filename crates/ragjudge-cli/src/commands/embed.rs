@@ -5,6 +5,7 @@ use crate::backends;
 use crate::progress::Progress;
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
+use ragjudge_trec::answer::golden::cosine;
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -95,35 +96,12 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
 pub fn run_similarity(args: &SimilarityArgs) -> Result<()> {
     let embedder = backends::embedder(&args.model, 2, None, args.precision)?;
     let v = embedder.embed(&[&args.text_a, &args.text_b])?;
-    let cos = cosine(&v[0], &v[1]);
+    let cos =
+        cosine(&v[0], &v[1]).ok_or_else(|| anyhow::anyhow!("the two vectors differ in length or are not finite"))?;
     if args.json {
         println!("{}", json!({"model": embedder.identity(), "cosine": cos}));
     } else {
         println!("{cos:.6}");
     }
     Ok(())
-}
-
-/// Cosine similarity; 0 when either vector is zero.
-pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
-    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na * nb)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cosine;
-
-    #[test]
-    fn cosine_by_hand() {
-        // (1,0) . (1,1) / (1 * sqrt 2)
-        assert!((cosine(&[1.0, 0.0], &[1.0, 1.0]) - 1.0 / 2f64.sqrt()).abs() < 1e-12);
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 1.0]), 0.0);
-    }
 }

@@ -329,6 +329,8 @@ mod tests {
         // (1,2)·(2,1) = 4; |.| = sqrt 5 each: 4/5.
         assert!((cosine(&[1.0, 2.0], &[2.0, 1.0]).unwrap() - 0.8).abs() < 1e-12);
         assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), Some(0.0));
+        // (1,0) . (1,1) / (1 * sqrt 2)
+        assert!((cosine(&[1.0, 0.0], &[1.0, 1.0]).unwrap() - 1.0 / 2f64.sqrt()).abs() < 1e-12);
         assert_eq!(cosine(&[1.0], &[1.0, 0.0]), None);
     }
 
