@@ -28,3 +28,43 @@ impl From<SafetyError> for MetricError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pii::detectors::PatternDetectors;
+    use crate::probes::report::{report, ScoreTable};
+    use crate::toxicity::{p_toxic, LABELS};
+    use ragjudge_models::{LabelProbs, ProbSource};
+
+    #[test]
+    fn each_kind_becomes_the_matching_metric_failure() {
+        let m = MetricError::from;
+        assert_eq!(m(SafetyError::Model("down".into())), MetricError::Model("down".into()));
+        assert_eq!(m(SafetyError::Output("no yes/no".into())), MetricError::Output("no yes/no".into()));
+        assert_eq!(m(SafetyError::Settings("bad region".into())), MetricError::Contract("bad region".into()));
+        assert_eq!(m(SafetyError::NoColumn("x".into())), MetricError::Contract("no score column `x`".into()));
+    }
+
+    #[test]
+    fn refusals_keep_their_kind_and_text() {
+        assert_eq!(
+            PatternDetectors::parse_region("narnia"),
+            Err(SafetyError::Settings(
+                "unknown phone region `narnia` (use a two-letter country code or `none`)".into()
+            ))
+        );
+        let lp = LabelProbs {
+            labels: LABELS.iter().map(|s| s.to_string()).collect(),
+            probs: vec![0.0; 4],
+            logits: vec![0.0; 4],
+            label_mass: None,
+            source: ProbSource::Logits,
+        };
+        assert_eq!(p_toxic(&lp), Err(SafetyError::Output("toxicity: the judge gave no probability to yes/no".into())));
+        let scores = ScoreTable::new(vec!["a".into()]);
+        let e = report(&[], &scores, &["b".into()], None).err();
+        assert_eq!(e, Some(SafetyError::NoColumn("b".into())));
+        assert_eq!(e.unwrap().to_string(), "no score column `b`");
+    }
+}

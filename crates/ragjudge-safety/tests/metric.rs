@@ -1,6 +1,6 @@
 //! The safety metric end to end on records: columns, counts, leakage, toxicity with a fake judge.
 
-use ragjudge_core::{Context, Metric, Record};
+use ragjudge_core::{Context, Metric, MetricError, Record};
 use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource, Prompt, Usage};
 use ragjudge_safety::toxicity::{p_toxic, LABELS};
 use ragjudge_safety::{SafetyMetric, SafetyOptions};
@@ -116,4 +116,31 @@ fn p_toxic_normalises_over_yes_and_no() {
     assert!((p_toxic(&lp(vec![0.0, 0.3, 0.1, 0.0])).unwrap() - 0.75).abs() < 1e-12);
     assert!(p_toxic(&lp(vec![0.0; 4])).is_err());
     assert!(p_toxic(&lp(vec![f64::NAN, 0.0, 0.5, 0.0])).is_err());
+}
+
+/// Every toxicity call times out.
+struct DownJudge;
+
+impl Judge for DownJudge {
+    fn identity(&self) -> String {
+        "down-judge".into()
+    }
+    fn generate(&self, _: &Prompt, _: &GenParams) -> Result<Generation, ModelError> {
+        Err(ModelError::Timeout(30))
+    }
+    fn label_probs(&self, _: &Prompt, _: &[String]) -> Result<LabelProbs, ModelError> {
+        Err(ModelError::Timeout(30))
+    }
+    fn usage(&self) -> Usage {
+        Usage::default()
+    }
+}
+
+#[test]
+fn a_failed_toxicity_judge_is_a_model_failure() {
+    let m = SafetyMetric::new(SafetyOptions { toxicity_judge: Some(Arc::new(DownJudge)), ..SafetyOptions::default() });
+    let out = m.score_batch(&[record("r1", "Hello.", &[]), record("r2", " ", &[])]);
+    assert_eq!(out[0], Err(MetricError::Model("toxicity judge: timed out after 30 s".into())));
+    // An empty answer is not sent to the judge: no toxicity value, no failure.
+    assert_eq!(col(&m, &out[1].as_ref().unwrap().values, "safety_toxicity"), None);
 }

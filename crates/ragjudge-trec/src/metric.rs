@@ -271,4 +271,18 @@ mod tests {
         let none = Parts { retrieval: false, nuggets: false, citations: false };
         assert!(TrecMetric::new(judge, TrecOptions { parts: none, ..TrecOptions::default() }).is_err());
     }
+
+    #[test]
+    fn refusals_keep_their_kind_and_text() {
+        let judge: Arc<dyn Judge> = Arc::new(FakeJudge::new(|_, _| String::new()));
+        let e = TrecMetric::new(judge.clone(), TrecOptions { ks: vec![], ..TrecOptions::default() }).err();
+        assert_eq!(e, Some(TrecError::Options("the trec metrics need positive cut-offs K, e.g. 1,3,5".into())));
+        assert_eq!(
+            MetricError::from(e.unwrap()),
+            MetricError::Contract("the trec metrics need positive cut-offs K, e.g. 1,3,5".into())
+        );
+        let m = TrecMetric::new(judge, TrecOptions::default()).unwrap();
+        let blank = Record { id: "q".into(), query: "  ".into(), ..Record::default() };
+        assert_eq!(m.score(&blank), Err(MetricError::Record("the query is empty".into())));
+    }
 }

@@ -206,7 +206,7 @@ impl Metric for HallucinationMetric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::test_support::{record, FakeCrossEncoder, FakeJudge};
+    use crate::answer::test_support::{record, BrokenJudge, FakeCrossEncoder, FakeJudge};
     use std::sync::Arc;
 
     /// Entailment logit rule of the fake cross-encoder: `[contradiction, entailment]` =
@@ -284,5 +284,37 @@ mod tests {
         assert_eq!(batch[0].as_ref().unwrap().values, vec![None]);
         // Rome (3/4), Milan (1/4): mean 1/2.
         assert!((batch[1].as_ref().unwrap().values[0].unwrap() - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_failed_judge_is_a_model_failure_and_an_unusable_answer_an_output_failure() {
+        let r = record(&["Paris is in France."], "Paris is big.");
+        let down = HallucinationMetric::new(
+            EntailmentModel::Judge(Arc::new(BrokenJudge { down: true })),
+            HallucinationOptions::default(),
+        );
+        assert_eq!(down.score_one(&r), Err(TrecError::Model("entailment judge failed: timed out after 30 s".into())));
+        assert_eq!(down.score(&r), Err(MetricError::Model("entailment judge failed: timed out after 30 s".into())));
+        let mute = HallucinationMetric::new(
+            EntailmentModel::Judge(Arc::new(BrokenJudge { down: false })),
+            HallucinationOptions::default(),
+        );
+        assert_eq!(mute.score(&r), Err(MetricError::Output("judge returned no probability for `yes`".into())));
+    }
+
+    #[test]
+    fn nothing_to_check_is_not_applicable_even_when_the_judge_is_down() {
+        let m = HallucinationMetric::new(
+            EntailmentModel::Judge(Arc::new(BrokenJudge { down: true })),
+            HallucinationOptions::default(),
+        );
+        let empty = record(&["Paris is in France."], " ");
+        assert_eq!(m.score_one(&empty), Err(TrecError::NothingToCheck("empty answer".into())));
+        let out = m.score(&empty).unwrap();
+        assert_eq!(out.values, vec![None]);
+        assert_eq!(out.detail, Some(json!({ "hallucination": "empty answer" })));
+        let out = m.score(&record(&["  "], "Paris is big.")).unwrap();
+        assert_eq!(out.values, vec![None]);
+        assert_eq!(out.detail, Some(json!({ "hallucination": "no passage text to check the answer against" })));
     }
 }

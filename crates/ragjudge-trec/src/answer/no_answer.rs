@@ -413,4 +413,16 @@ mod tests {
         assert_eq!(out.detail.unwrap()["lexical_reason"], "cannot answer");
         assert_eq!(m.score(&record(&[], "42.")).unwrap().values, vec![Some(1.0), None]);
     }
+
+    #[test]
+    fn judge_failures_keep_their_kind() {
+        use crate::answer::test_support::BrokenJudge;
+        let r = record(&["p"], "Paris.");
+        let down = NoAnswerMetric::new(Some(Arc::new(BrokenJudge { down: true })));
+        assert_eq!(down.score(&r), Err(MetricError::Model("no-answer judge failed: timed out after 30 s".into())));
+        let mute = NoAnswerMetric::new(Some(Arc::new(BrokenJudge { down: false })));
+        assert_eq!(mute.score(&r), Err(MetricError::Output("judge returned no probability for `yes`".into())));
+        // An empty answer is not asked about, so a failing judge does not matter.
+        assert_eq!(down.score(&record(&["p"], "")).unwrap().values, vec![Some(0.0), None]);
+    }
 }

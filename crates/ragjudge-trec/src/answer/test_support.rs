@@ -191,3 +191,34 @@ impl TokenEmbedder for FakeTokenEmbedder {
             .collect())
     }
 }
+
+/// A judge that fails: with `down` every call fails with a time-out, else every call answers
+/// with no label probabilities at all.
+pub struct BrokenJudge {
+    /// Calls fail instead of answering.
+    pub down: bool,
+}
+
+impl Judge for BrokenJudge {
+    fn identity(&self) -> String {
+        "broken-judge".into()
+    }
+    fn generate(&self, _prompt: &Prompt, _params: &GenParams) -> Result<Generation, ModelError> {
+        Err(ModelError::Timeout(30))
+    }
+    fn label_probs(&self, _prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
+        if self.down {
+            return Err(ModelError::Timeout(30));
+        }
+        Ok(LabelProbs {
+            labels: labels.to_vec(),
+            probs: Vec::new(),
+            logits: Vec::new(),
+            label_mass: None,
+            source: ProbSource::Logits,
+        })
+    }
+    fn usage(&self) -> ragjudge_models::Usage {
+        ragjudge_models::Usage::default()
+    }
+}
