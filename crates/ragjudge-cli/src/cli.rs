@@ -39,6 +39,8 @@ pub enum Command {
     Calibrate(commands::calibrate::CalibrateArgs),
     /// Counterfactual bias probes: write demographic-swap variants, report score and answer shifts.
     Probes(commands::probes::ProbesArgs),
+    /// Pass or fail for CI: thresholds on confidence bounds, required tournament wins, maximum drops.
+    Gate(commands::gate::GateArgs),
 }
 
 impl Command {
@@ -57,6 +59,7 @@ impl Command {
             Command::Baseline(a) => commands::dice::baseline::run(a),
             Command::Calibrate(a) => commands::calibrate::run(a),
             Command::Probes(a) => commands::probes::run(a),
+            Command::Gate(a) => commands::gate::run(a),
         }
     }
 }

@@ -14,7 +14,10 @@ fn main() {
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.
         eprintln!("error: {}", format_chain(&e));
-        std::process::exit(1);
+        // 2: a command could not run as asked (e.g. a gate naming a column the summary lacks),
+        // as clap's usage errors; 1: anything else, a failed gate check included.
+        let usage = e.downcast_ref::<commands::gate::GateUsageError>().is_some();
+        std::process::exit(if usage { 2 } else { 1 });
     }
 }
 

@@ -1,0 +1,63 @@
+//! A run's summary, read back from what a command wrote: the JSON summary of `score --json`, a
+//! tournament's `leaderboard.json`, or a per-record score file (CSV or JSONL), summarised again
+//! with the same Poisson bootstrap `score` uses (same seed and replicates: the same intervals).
+
+use crate::gate::GateError;
+use ragjudge_dice::tournament::Standing;
+use ragjudge_eval::scores::read_score_file;
+use ragjudge_eval::{Summarizer, SummaryReport};
+use serde_json::Value;
+use std::path::Path;
+
+/// What a gate can check.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Summary {
+    /// Per-system means with confidence intervals (`score`).
+    Scores(SummaryReport),
+    /// Tournament standings with Elo and Bradley-Terry strengths (`tournament`).
+    Tournament(Vec<Standing>),
+}
+
+/// How a per-record score file is summarised.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resummarize {
+    /// Bootstrap replicates (as `score --bootstrap`).
+    pub bootstrap: usize,
+    /// Bootstrap seed (as `score --seed`).
+    pub seed: u64,
+    /// Confidence level of the intervals.
+    pub level: f64,
+}
+
+impl Default for Resummarize {
+    fn default() -> Self {
+        Self { bootstrap: 1000, seed: 0, level: 0.95 }
+    }
+}
+
+/// Reads the summary in `path`: `.json` holds a score summary or a leaderboard; `.csv`,
+/// `.jsonl` and `.ndjson` hold per-record scores, summarised per system with `how`.
+pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError> {
+    let read_err = |message: String| GateError::Read { path: path.display().to_string(), message };
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext != "json" {
+        let file = read_score_file(path).map_err(|e| read_err(e.to_string()))?;
+        let mut s = Summarizer::new(file.columns.clone(), how.bootstrap.max(1), how.seed);
+        for row in &file.rows {
+            s.add(&row.system, &row.values, false);
+        }
+        return Ok(Summary::Scores(s.report(how.level)));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| read_err(format!("cannot read: {e}")))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| read_err(format!("not JSON: {e}")))?;
+    let first = v.get("systems").and_then(Value::as_array).and_then(|s| s.first());
+    match first {
+        Some(s) if s.get("metrics").is_some() => {
+            serde_json::from_value(v).map(Summary::Scores).map_err(|e| read_err(format!("not a score summary: {e}")))
+        }
+        Some(s) if s.get("bt").is_some() => serde_json::from_value(v["systems"].clone())
+            .map(Summary::Tournament)
+            .map_err(|e| read_err(format!("not a leaderboard: {e}"))),
+        _ => Err(read_err("neither a score summary (`score --json`) nor a leaderboard (`leaderboard.json`)".into())),
+    }
+}
