@@ -198,3 +198,20 @@ fn a_duplicate_key_in_the_scores_is_reported_with_its_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("dup.csv:22: duplicate key [\"q3\", \"s\"] (first on line 5)"), "{err}");
 }
+
+#[test]
+fn labels_without_a_system_column_join_on_id_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, _) = separated(dir.path());
+    // The ratings of `separated` keyed by id alone.
+    let mut labels = String::from("id,rating\n");
+    for i in 0..20 {
+        labels.push_str(&format!("q{i},{}\n", if i < 10 { 1 + i % 2 } else { 4 + i % 2 }));
+    }
+    let labels = write(dir.path(), "ids.csv", &labels);
+    let o = fit(&scores, &labels, "s", &["--binarize", "3", "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["joined"].as_u64(), Some(20));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err, format!("note: {labels} has no `system` column; joining on `id` alone\n"));
+}

@@ -15,3 +15,4 @@ pub use error::InputError;
 pub use metric::{Metric, MetricError, MetricOutput};
 pub use read::{Duplicate, DuplicateKeys, Format, ReadOptions, RecordReader};
 pub use record::{Context, Record, Turn};
+pub use table::{read_table, Table};

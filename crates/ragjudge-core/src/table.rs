@@ -1,10 +1,18 @@
 //! Named columns of a CSV or JSONL file (score files, human labels), cell by cell as text, and
-//! joins of two such files on key columns. JSONL columns may be dotted paths into nested objects
-//! (`detail.ciu.value`); a literal key wins over a path.
+//! joins of two such files on key columns ([`join`]). JSONL columns may be dotted paths into
+//! nested objects (`detail.ciu.value`); a literal key wins over a path.
+//!
+//! Errors are [`InputError`]s: one line naming the file, the line and the column at fault.
+
+pub mod join;
+
+pub use join::{
+    default_join_keys, join_numbers, numbers_by_key, read_keyed, Join, JoinKeys, KeyedRow, KeyedRows, RepeatedKey,
+    RepeatedKeys, SystemMissing,
+};
 
 use crate::error::InputError;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -66,9 +74,8 @@ pub fn has_column(path: &Path, col: &str) -> Result<bool, InputError> {
         "csv" => {
             let mut rdr = csv::Reader::from_path(path)
                 .map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
-            let headers = rdr
-                .headers()
-                .map_err(|e| InputError::fatal(&name, Some(1), format!("cannot read the header: {e}")))?;
+            let headers =
+                rdr.headers().map_err(|e| InputError::fatal(&name, Some(1), format!("cannot read the header: {e}")))?;
             Ok(headers.iter().any(|h| h == col))
         }
         _ => {
@@ -85,32 +92,6 @@ pub fn has_column(path: &Path, col: &str) -> Result<bool, InputError> {
     }
 }
 
-/// The join keys of two files when none are named: `id` and `system` when both files have a
-/// `system` column, else `id` alone (e.g. human labels that name no system).
-pub fn default_join_keys(left: &Path, right: &Path) -> Result<Vec<String>, InputError> {
-    let both = has_column(left, "system")? && has_column(right, "system")?;
-    Ok(if both { vec!["id".into(), "system".into()] } else { vec!["id".into()] })
-}
-
-/// The numbers of column `value` (read after the `keys`) of `path` by key. A key that appears
-/// twice with a value is an error naming the second line; rows without a value are left out.
-pub fn numbers_by_key(path: &Path, keys: &[&str], value: &str) -> Result<HashMap<Vec<String>, f64>, InputError> {
-    let mut cols = keys.to_vec();
-    cols.push(value);
-    let t = read_table(path, &cols)?;
-    let mut out = HashMap::new();
-    for i in 0..t.rows.len() {
-        if let Some(v) = t.number(i, keys.len(), value)? {
-            let key = t.key(i, keys.len());
-            if out.insert(key.clone(), v).is_some() {
-                let line = t.rows[i].0;
-                return Err(InputError::new(&t.name, Some(line), None, format!("duplicate key {key:?}")));
-            }
-        }
-    }
-    Ok(out)
-}
-
 fn extension(path: &Path) -> String {
     path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }
@@ -120,10 +101,8 @@ type Rows = Vec<(u64, Vec<Option<String>>)>;
 fn read_csv(path: &Path, name: &str, cols: &[&str]) -> Result<Rows, InputError> {
     let mut rdr =
         csv::Reader::from_path(path).map_err(|e| InputError::fatal(name, None, format!("cannot open: {e}")))?;
-    let headers = rdr
-        .headers()
-        .map_err(|e| InputError::fatal(name, Some(1), format!("cannot read the header: {e}")))?
-        .clone();
+    let headers =
+        rdr.headers().map_err(|e| InputError::fatal(name, Some(1), format!("cannot read the header: {e}")))?.clone();
     let idx: Vec<usize> = cols
         .iter()
         .map(|c| {
@@ -147,8 +126,8 @@ fn read_jsonl(path: &Path, name: &str, cols: &[&str]) -> Result<Rows, InputError
     let mut rows = Vec::new();
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let n = i as u64 + 1;
-        let line = line
-            .map_err(|e| InputError::fatal(name, Some(n), format!("unreadable line (invalid UTF-8?): {e}")))?;
+        let line =
+            line.map_err(|e| InputError::fatal(name, Some(n), format!("unreadable line (invalid UTF-8?): {e}")))?;
         if line.trim().is_empty() {
             continue;
         }
@@ -161,9 +140,7 @@ fn read_jsonl(path: &Path, name: &str, cols: &[&str]) -> Result<Rows, InputError
                 Some(Value::String(s)) => Ok(Some(s.clone())),
                 Some(Value::Number(x)) => Ok(Some(x.to_string())),
                 Some(Value::Bool(b)) => Ok(Some(u8::from(*b).to_string())),
-                Some(_) => {
-                    Err(InputError::fatal(name, Some(n), format!("field `{c}`: expected a number or a string")))
-                }
+                Some(_) => Err(InputError::fatal(name, Some(n), format!("field `{c}`: expected a number or a string"))),
             })
             .collect::<Result<_, _>>()?;
         rows.push((n, cells));
@@ -203,32 +180,44 @@ mod tests {
     }
 
     #[test]
-    fn join_keys_fall_back_to_id_when_a_file_has_no_system() {
+    fn csv_cells_come_with_their_lines_and_bad_numbers_name_the_cell() {
         let dir = tempfile::tempdir().unwrap();
-        let with = dir.path().join("with.csv");
-        let without = dir.path().join("without.jsonl");
-        let with2 = dir.path().join("with2.jsonl");
-        std::fs::write(&with, "id,system,score\nq1,a,0.5\n").unwrap();
-        std::fs::write(&without, "\n{\"id\": \"q1\", \"label\": 1}\n").unwrap();
-        std::fs::write(&with2, "{\"id\": \"q1\", \"system\": \"a\", \"label\": 1}\n").unwrap();
-        assert_eq!(default_join_keys(&with, &without).unwrap(), ["id"]);
-        assert_eq!(default_join_keys(&with, &with2).unwrap(), ["id", "system"]);
-        assert_eq!(default_join_keys(&without, &without).unwrap(), ["id"]);
+        let p = dir.path().join("s.csv");
+        std::fs::write(&p, "id,x,y\nq1,0.5,\nq2, 2 ,nan\n").unwrap();
+        let t = read_table(&p, &["y", "id", "x"]).unwrap();
+        // The header is line 1; cells come in the order asked for; an empty cell is `None` for numbers.
+        assert_eq!(t.rows[0], (2, vec![Some(String::new()), Some("q1".into()), Some("0.5".into())]));
+        assert_eq!(t.key(1, 2), ["nan", "q2"]);
+        assert_eq!(t.number(0, 2, "x").unwrap(), Some(0.5));
+        assert_eq!(t.number(0, 0, "y").unwrap(), None);
+        assert_eq!(t.number(1, 2, "x").unwrap(), Some(2.0));
+        let e = t.number(1, 0, "y").unwrap_err();
+        assert_eq!(e.to_string(), format!("{}:3: field `y`: not a finite number: nan", p.display()));
+        let e = read_table(&p, &["id", "z"]).unwrap_err();
+        assert_eq!(e.to_string(), format!("{}: missing column `z`", p.display()));
     }
 
     #[test]
-    fn numbers_by_key_reports_duplicates_and_bad_cells_by_line() {
+    fn jsonl_cells_follow_dotted_paths_and_skip_blank_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("l.csv");
-        std::fs::write(&p, "id,label\nq1,1\nq2,\nq1,2\n").unwrap();
-        let e = numbers_by_key(&p, &["id"], "label").unwrap_err();
-        assert_eq!(e.to_string(), format!("{}:4: duplicate key [\"q1\"]", p.display()));
-        std::fs::write(&p, "id,label\nq1,1\nq2,high\n").unwrap();
-        let e = numbers_by_key(&p, &["id"], "label").unwrap_err();
-        assert_eq!(e.to_string(), format!("{}:3: field `label`: not a finite number: high", p.display()));
-        std::fs::write(&p, "id,label\nq1,1\nq2,\n").unwrap();
-        let m = numbers_by_key(&p, &["id"], "label").unwrap();
-        assert_eq!(m.len(), 1);
-        assert_eq!(m[&vec!["q1".to_string()]], 1.0);
+        let p = dir.path().join("s.jsonl");
+        let text = "{\"id\": 7, \"d\": {\"v\": 1.5}, \"ok\": true}\n\n{\"id\": \"b\", \"d\": null}\n";
+        std::fs::write(&p, text).unwrap();
+        let t = read_table(&p, &["id", "d.v", "ok"]).unwrap();
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[0], (1, vec![Some("7".into()), Some("1.5".into()), Some("1".into())]));
+        assert_eq!(t.rows[1], (3, vec![Some("b".into()), None, None]));
+        std::fs::write(&p, "{\"id\": 1}\n{\"id\": [1]}\n").unwrap();
+        let e = read_table(&p, &["id"]).unwrap_err();
+        assert_eq!(e.to_string(), format!("{}:2: field `id`: expected a number or a string", p.display()));
+        std::fs::write(&p, "{\"id\": 1}\nnot json\n").unwrap();
+        let e = read_table(&p, &["id"]).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: invalid JSON: ", p.display())), "{e}");
+        std::fs::write(&p, "\n").unwrap();
+        assert_eq!(read_table(&p, &["id"]).unwrap_err().to_string(), format!("{}: no records", p.display()));
+        let txt = dir.path().join("s.txt");
+        std::fs::write(&txt, "id\n1\n").unwrap();
+        let e = read_table(&txt, &["id"]).unwrap_err();
+        assert_eq!(e.to_string(), format!("{}: unknown format (use .csv or .jsonl)", txt.display()));
     }
 }

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use ragjudge_core::table::{default_join_keys, numbers_by_key, read_table};
+use ragjudge_core::table::{join_numbers, read_table, JoinKeys};
 use ragjudge_stats::correlation::{kendall_tau_b_with_level, pearson_with_level, spearman_with_level, Correlation};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -104,27 +104,21 @@ pub fn run(args: &CorrelateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Pairs `--x` from FILE with `--y` from `--with`, matched on the `--on` key columns.
+/// Pairs `--x` from FILE with `--y` from `--with`, matched on the `--on` key columns; a key
+/// repeated in FILE is joined at its first row and reported on stderr.
 fn joined_pairs(args: &CorrelateArgs, with: &Path) -> Result<(Vec<f64>, Vec<f64>, usize)> {
-    let on = match &args.on {
-        Some(on) => on.clone(),
-        None => default_join_keys(&args.file, with)?,
-    };
-    let keys: Vec<&str> = on.iter().map(String::as_str).filter(|k| !k.is_empty()).collect();
+    let on = JoinKeys::named_or_default(args.on.as_deref(), &args.file, with)?;
+    if let Some(m) = &on.system_missing {
+        eprintln!("note: {m}");
+    }
+    let keys: Vec<&str> = on.keys.iter().map(String::as_str).filter(|k| !k.is_empty()).collect();
     if keys.is_empty() {
         bail!("--on needs at least one key column");
     }
-    let ys = numbers_by_key(with, &keys, &args.y)?;
-    let mut left_cols = keys.clone();
-    left_cols.push(&args.x);
-    let left = read_table(&args.file, &left_cols)?;
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    for i in 0..left.rows.len() {
-        let key = left.key(i, keys.len());
-        if let (Some(a), Some(&b)) = (left.number(i, keys.len(), &args.x)?, ys.get(&key)) {
-            x.push(a);
-            y.push(b);
-        }
+    let join = join_numbers(&args.file, &[&args.x], with, &args.y, &keys)?;
+    for r in &join.repeated {
+        eprintln!("warning: {r}");
     }
-    Ok((x, y, left.rows.len()))
+    let x = join.x.into_iter().map(|row| row[0]).collect();
+    Ok((x, join.y, join.left_rows))
 }

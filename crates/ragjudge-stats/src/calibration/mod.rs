@@ -8,6 +8,8 @@
 //!   statsmodels' `OrderedModel(distr="logit")`.
 //! - [`metrics`]: Brier score and expected calibration error.
 //! - [`split`]: seeded fit / calibration / test splits.
+//! - [`pipeline`]: both stages as one fit: split, fit, conformal threshold, test figures.
+//! - [`saved`]: the fitted calibration as a file, applied to new scores.
 //!
 //! Labels are level indices `0..k` (for binary labels `1` is the positive class); scores are
 //! rows of one or more machine-score columns.
@@ -18,14 +20,14 @@ pub mod metrics;
 pub mod ordinal;
 pub mod pipeline;
 pub mod platt;
+pub mod saved;
 pub mod split;
 
 pub use isotonic::IsotonicCalibrator;
 pub use ordinal::OrdinalLogit;
-pub use pipeline::{
-    Calibrated, CalibrationParams, FitReport, FittedCalibration, LabelledScores, PipelineError, ValidCalibrationParams,
-};
+pub use pipeline::{CalibrationParams, FitReport, LabelledScores, PipelineError, ValidCalibrationParams};
 pub use platt::PlattScaler;
+pub use saved::{Calibrated, FittedCalibration};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -2,13 +2,14 @@
 //! into a fitting part (stage 1, §5.1: Platt, isotonic or ordinal), a conformal calibration part
 //! (stage 2, §5.2: the split-conformal threshold) and a test part (coverage, set sizes, Brier
 //! score, expected calibration error). The fitted result serialises to the calibrator file that
-//! `ragjudge calibrate --save` writes and `--apply` reads.
+//! `ragjudge calibrate --save` writes and `--apply` reads ([`super::saved`]).
 
 use super::metrics::CalibrationQuality;
+use super::saved::FittedCalibration;
 use super::split::split_rows;
 use super::{CalibrationError, Calibrator, Method};
 use crate::conformal::{BinarySet, ConformalError, ConformalScore, Coverage, SplitConformal};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use thiserror::Error;
 
 /// Why a calibration could not be fitted or applied.
@@ -179,37 +180,6 @@ pub struct FitReport {
     pub sets: Vec<SetReport>,
 }
 
-/// A fitted two-stage calibration; as JSON, the calibrator file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FittedCalibration {
-    /// Method and fitted parameters.
-    #[serde(flatten)]
-    pub calibrator: Calibrator,
-    /// Score columns, in the order of the parameters.
-    pub score_columns: Vec<String>,
-    /// Label column it was fitted on.
-    pub label_column: String,
-    /// Binarisation threshold applied to the labels, if any.
-    pub binarize: Option<f64>,
-    /// Label value of each level, in level order.
-    pub labels: Vec<f64>,
-    /// Join keys of the data it was fitted on, copied to the output of an application.
-    pub on: Vec<String>,
-    /// Conformal error rate.
-    pub alpha: f64,
-    /// One conformal predictor per non-conformity score (LAC; APS too for more than two levels).
-    pub conformal: Vec<SplitConformal>,
-}
-
-/// Probabilities and prediction sets for one row of scores.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Calibrated {
-    /// Probability of each label level.
-    pub probs: Vec<f64>,
-    /// One prediction set (level indices) per conformal predictor.
-    pub sets: Vec<Vec<usize>>,
-}
-
 impl ValidCalibrationParams {
     /// The checked parameters.
     pub fn params(&self) -> &CalibrationParams {
@@ -317,30 +287,13 @@ fn binary_set_counts(c: &SplitConformal, probs: &[Vec<f64>]) -> BinarySetCounts 
     n
 }
 
-impl FittedCalibration {
-    /// Checks that a calibrator read from a file is whole: as many score columns and labels as
-    /// its parameters take.
-    pub fn check(&self) -> Result<(), PipelineError> {
-        if self.score_columns.len() != self.calibrator.n_features() || self.labels.len() != self.calibrator.levels() {
-            return Err(PipelineError::Inconsistent);
-        }
-        Ok(())
-    }
-
-    /// Probabilities and prediction sets for one row of scores (in [`FittedCalibration::score_columns`] order).
-    pub fn apply(&self, row: &[f64]) -> Result<Calibrated, PipelineError> {
-        let probs = self.calibrator.predict_proba(row)?;
-        let sets = self.conformal.iter().map(|c| c.predict_set(&probs)).collect();
-        Ok(Calibrated { probs, sets })
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::calibration::saved::Calibrated;
 
     /// 20 rows: ids 0-9 score 0.25 with labels 1 or 2, ids 10-19 score 0.75 with labels 4 or 5.
-    fn separated() -> LabelledScores {
+    pub(in crate::calibration) fn separated() -> LabelledScores {
         let x = (0..20).map(|i| vec![if i < 10 { 0.25 } else { 0.75 }]).collect();
         let y = (0..20).map(|i| if i < 10 { f64::from(1 + i % 2) } else { f64::from(4 + i % 2) }).collect();
         LabelledScores { score_columns: vec!["s".into()], label_column: "rating".into(), x, y }
@@ -367,26 +320,6 @@ mod tests {
     }
 
     #[test]
-    fn the_saved_file_round_trips_and_is_checked() {
-        let params = CalibrationParams { binarize: Some(3.0), ..Default::default() };
-        let (mut fitted, _) = params.check().unwrap().fit(&separated()).unwrap();
-        fitted.on = vec!["id".into()];
-        let text = serde_json::to_string(&fitted).unwrap();
-        let back: FittedCalibration = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, fitted);
-        back.check().unwrap();
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        for key in
-            ["method", "parameters", "score_columns", "label_column", "binarize", "labels", "on", "alpha", "conformal"]
-        {
-            assert!(v.get(key).is_some(), "{key} missing from {text}");
-        }
-        let mut broken = back;
-        broken.labels.push(2.0);
-        assert_eq!(broken.check(), Err(PipelineError::Inconsistent));
-    }
-
-    #[test]
     fn bad_parameters_and_labels_are_refused_with_their_reason() {
         let e = CalibrationParams { alpha: 1.5, ..Default::default() }.check().unwrap_err();
         assert_eq!(e.to_string(), "--alpha must be between 0 and 1, got 1.5");
@@ -401,5 +334,62 @@ mod tests {
         one.y = vec![3.0; 20];
         let e = CalibrationParams::default().check().unwrap().fit(&one).unwrap_err();
         assert_eq!(e.to_string(), "`rating` has a single value (3) on the joined rows; nothing to calibrate");
+    }
+
+    #[test]
+    fn an_infinite_threshold_gives_every_test_row_both_labels() {
+        let params =
+            CalibrationParams { method: Method::Isotonic, alpha: 0.1, binarize: Some(3.0), ..Default::default() };
+        let (fitted, report) = params.check().unwrap().fit(&separated()).unwrap();
+        // By hand: 5 calibration rows and alpha 0.1 ask for the ceil(6 * 0.9) = 6th smallest of five
+        // scores: the threshold is infinite, so each of the 5 test sets is {0, 1}, whatever the split.
+        assert_eq!(fitted.conformal.len(), 1);
+        assert_eq!(report.sets[0].q_hat, None);
+        assert_eq!(report.sets[0].binary_sets, Some(BinarySetCounts { zero: 0, one: 0, both: 5, empty: 0 }));
+        let test = report.sets[0].test.as_ref().unwrap();
+        assert_eq!((test.coverage, test.mean_size, test.size_counts.as_slice()), (1.0, 2.0, &[0, 0, 5][..]));
+        assert_eq!(report.quality_on, "test");
+    }
+
+    #[test]
+    fn ordinal_labels_get_lac_and_aps_sets_and_no_binary_counts() {
+        // 30 rows, labels 1, 2, 3 in turn against increasing scores (no separation, so the fit is finite).
+        let x = (0..30).map(|i| vec![f64::from(i) / 30.0]).collect();
+        let y = (0..30).map(|i| f64::from(1 + i % 3)).collect();
+        let data = LabelledScores { score_columns: vec!["s".into()], label_column: "r".into(), x, y };
+        let params = CalibrationParams { method: Method::Ordinal, test_fraction: 0.0, ..Default::default() };
+        let (fitted, report) = params.check().unwrap().fit(&data).unwrap();
+        // By hand: round(30 * 0.25) = round(7.5) = 8 calibration rows, no test rows, 22 fitting rows.
+        assert_eq!((report.rows, report.fit, report.calibration, report.test), (30, 22, 8, 0));
+        assert_eq!(fitted.labels, [1.0, 2.0, 3.0]);
+        let scores: Vec<ConformalScore> = fitted.conformal.iter().map(|c| c.score).collect();
+        assert_eq!(scores, [ConformalScore::Lac, ConformalScore::Aps]);
+        // Without a test split there is no coverage, and quality is measured on the calibration rows.
+        assert!(report.sets.iter().all(|s| s.test.is_none() && s.binary_sets.is_none()));
+        assert_eq!(report.quality_on, "calibration");
+        // 8 calibration rows, alpha 0.1: ceil(9 * 0.9) = 9 > 8, so both thresholds are infinite and
+        // every set holds the three levels.
+        let c = fitted.apply(&[0.5]).unwrap();
+        assert_eq!(c.sets, [vec![0, 1, 2], vec![0, 1, 2]]);
+        assert!((c.probs.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn splits_too_small_and_missing_columns_are_refused() {
+        let two = LabelledScores {
+            score_columns: vec!["s".into()],
+            label_column: "l".into(),
+            x: vec![vec![0.1], vec![0.9]],
+            y: vec![0.0, 1.0],
+        };
+        let e = CalibrationParams::default().check().unwrap().fit(&two).unwrap_err();
+        // By hand: round(2 * 0.25) = 1 calibration row, 1 test row, none left to fit.
+        assert_eq!(e.to_string(), "2 joined rows give 0 fitting and 1 calibration rows; both must be non-empty");
+        let none = LabelledScores { score_columns: vec![], ..two.clone() };
+        let e = CalibrationParams::default().check().unwrap().fit(&none).unwrap_err();
+        assert_eq!(e, PipelineError::NoScoreColumn);
+        let empty = LabelledScores { x: vec![], y: vec![], ..two };
+        let e = CalibrationParams::default().check().unwrap().fit(&empty).unwrap_err();
+        assert_eq!(e, PipelineError::Empty);
     }
 }

@@ -1,8 +1,9 @@
 //! `calibrate --apply FILE`: calibrated probabilities and prediction sets for a new score file.
 
 use super::report::set_column;
-use super::{keys, read_scores, CalibrateArgs};
+use super::{keys, CalibrateArgs};
 use anyhow::{bail, Context as _, Result};
+use ragjudge_core::table::{read_keyed, RepeatedKeys};
 use ragjudge_stats::calibration::FittedCalibration;
 use std::io::Write;
 use std::path::Path;
@@ -15,7 +16,9 @@ pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
         serde_json::from_str(&text).with_context(|| format!("{name}: not a calibrator file"))?;
     saved.check().with_context(|| name.to_string())?;
     let keys = keys(&saved.on)?;
-    let (rows, total) = read_scores(&args.scores, &keys, &saved.score_columns, false)?;
+    let score_cols: Vec<&str> = saved.score_columns.iter().map(String::as_str).collect();
+    let table = read_keyed(&args.scores, &keys, &score_cols, RepeatedKeys::Keep)?;
+    let (rows, total) = (table.rows, table.read);
     let label_text: Vec<String> = saved.labels.iter().map(|l| l.to_string()).collect();
     let set_text = |set: &[usize]| -> String {
         format!("{{{}}}", set.iter().map(|&k| label_text[k].as_str()).collect::<Vec<_>>().join(","))
@@ -43,8 +46,9 @@ pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
         w.write_record(&header)?;
     }
     for row in &rows {
-        let c =
-            saved.apply(&row.x).with_context(|| format!("{}:{}: cannot calibrate", args.scores.display(), row.line))?;
+        let c = saved
+            .apply(&row.values)
+            .with_context(|| format!("{}:{}: cannot calibrate", args.scores.display(), row.line))?;
         let sets: Vec<String> = c.sets.iter().map(|s| set_text(s)).collect();
         if let Some(w) = csv_out.as_mut() {
             let mut rec: Vec<String> = row.key.clone();

@@ -2,20 +2,20 @@
 //! conformal prediction sets (HCAT §5), through `ragjudge_stats::calibration::pipeline`.
 //!
 //! Fitting joins a score file with a label file on key columns (by default `id` and `system`
-//! when both files have a `system` column, else `id`), fits, and reports the conformal threshold,
-//! coverage, set sizes, Brier score and ECE on the test part. `--save` writes the fitted
-//! calibrator as JSON; `--apply` reads one back and writes calibrated probabilities and
-//! prediction sets for a new score file.
+//! when both files have a `system` column, else `id`, with a note on stderr when only one has
+//! it; a key repeated in the scores is joined at its first row, with a warning), fits, and
+//! reports the conformal threshold, coverage, set sizes, Brier score and ECE on the test part.
+//! `--save` writes the fitted calibrator as JSON; `--apply` reads one back and writes calibrated
+//! probabilities and prediction sets for a new score file.
 
 mod apply;
 mod report;
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
-use ragjudge_core::table::{default_join_keys, numbers_by_key, read_table};
+use ragjudge_core::table::{join_numbers, JoinKeys};
 use ragjudge_stats::calibration::{CalibrationParams, LabelledScores, Method};
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `ragjudge calibrate`.
 #[derive(Debug, Args)]
@@ -108,54 +108,17 @@ fn keys(on: &[String]) -> Result<Vec<&str>> {
     Ok(keys)
 }
 
-/// One row of a score file with every score column.
-struct ScoreRow {
-    key: Vec<String>,
-    x: Vec<f64>,
-    line: u64,
-}
-
-/// Reads the key and score columns of every row: rows with all scores, and the number of rows.
-/// With `unique_keys`, a key seen before is reported on stderr and left out (the first occurrence
-/// is the one joined).
-fn read_scores(path: &Path, keys: &[&str], score_cols: &[String], unique_keys: bool) -> Result<(Vec<ScoreRow>, usize)> {
-    let mut cols: Vec<&str> = keys.to_vec();
-    cols.extend(score_cols.iter().map(String::as_str));
-    let t = read_table(path, &cols)?;
-    let mut rows = Vec::with_capacity(t.rows.len());
-    let mut first: HashMap<Vec<String>, u64> = HashMap::new();
-    for i in 0..t.rows.len() {
-        let line = t.rows[i].0;
-        let key = t.key(i, keys.len());
-        if let Some(prev) = first.get(&key).filter(|_| unique_keys) {
-            eprintln!("warning: {}:{line}: duplicate key {key:?} (first on line {prev}); the first is used", t.name);
-            continue;
-        }
-        first.insert(key.clone(), line);
-        let mut x = Vec::with_capacity(score_cols.len());
-        for (j, col) in score_cols.iter().enumerate() {
-            if let Some(v) = t.number(i, keys.len() + j, col)? {
-                x.push(v);
-            }
-        }
-        if x.len() == score_cols.len() {
-            rows.push(ScoreRow { key, x, line });
-        }
-    }
-    Ok((rows, t.rows.len()))
-}
-
 fn fit(args: &CalibrateArgs) -> Result<()> {
     let labels_path = args.labels.as_deref().context("--labels is needed to fit (or give --apply FILE)")?;
     let label_col = args.label_col.as_deref().context("--label-col is needed to fit")?;
     if args.score_cols.is_empty() {
         bail!("--score-col is needed: at least one score column");
     }
-    let on = match &args.on {
-        Some(on) => on.clone(),
-        None => default_join_keys(&args.scores, labels_path)?,
-    };
-    let keys = keys(&on)?;
+    let on = JoinKeys::named_or_default(args.on.as_deref(), &args.scores, labels_path)?;
+    if let Some(m) = &on.system_missing {
+        eprintln!("note: {m}");
+    }
+    let keys = keys(&on.keys)?;
     let params = CalibrationParams {
         method: args.method.into(),
         alpha: args.alpha,
@@ -165,21 +128,12 @@ fn fit(args: &CalibrateArgs) -> Result<()> {
         binarize: args.binarize,
     }
     .check()?;
-    let by_key = numbers_by_key(labels_path, &keys, label_col)?;
-    let (score_rows, total) = read_scores(&args.scores, &keys, &args.score_cols, true)?;
-    let mut data = LabelledScores {
-        score_columns: args.score_cols.clone(),
-        label_column: label_col.to_string(),
-        x: Vec::new(),
-        y: Vec::new(),
-    };
-    for row in score_rows {
-        if let Some(&v) = by_key.get(&row.key) {
-            data.x.push(row.x);
-            data.y.push(v);
-        }
+    let score_cols: Vec<&str> = args.score_cols.iter().map(String::as_str).collect();
+    let join = join_numbers(&args.scores, &score_cols, labels_path, label_col, &keys)?;
+    for r in &join.repeated {
+        eprintln!("warning: {r}");
     }
-    if data.x.is_empty() {
+    if join.x.is_empty() {
         bail!(
             "no row of {} has all score columns and a label in {} on keys {}",
             args.scores.display(),
@@ -187,6 +141,13 @@ fn fit(args: &CalibrateArgs) -> Result<()> {
             keys.join(",")
         );
     }
+    let total = join.left_rows;
+    let data = LabelledScores {
+        score_columns: args.score_cols.clone(),
+        label_column: label_col.to_string(),
+        x: join.x,
+        y: join.y,
+    };
     let (mut fitted, fit_report) = params.fit(&data)?;
     fitted.on = keys.iter().map(|k| k.to_string()).collect();
     if let Some(path) = &args.save {
