@@ -183,7 +183,8 @@ impl EvalRun<'_> {
     pub fn read_file(&mut self, path: &Path, progress: &dyn Progress) -> Result<(), EvalError> {
         let mut reader = RecordReader::open(path, &self.evaluator.settings.read)?;
         progress.input(path);
-        let mut keys = DuplicateKeys::default();
+        // Hashes only: the input streams, and a line per key would double the memory.
+        let mut keys = DuplicateKeys::compact(ragjudge_core::read::DEFAULT_KEY_LIMIT);
         let mut duplicates = 0u64;
         while let Some(item) = reader.next() {
             match item {

@@ -2,16 +2,19 @@
 //!
 //! Scores of such records are still computed (each row stands alone), but joins on the key become
 //! ambiguous: a pairwise judge would not know which answer to take, a label would apply to both.
-//! Memory is bounded: a 64-bit hash and a line number per key, for at most `limit` keys.
+//! Memory is bounded: a 64-bit hash and the line of its first record per key
+//! ([`DuplicateKeys::default`], for inputs that are read whole anyway), or the hash alone
+//! ([`DuplicateKeys::compact`], for streams), for at most `limit` keys.
 
 use crate::error::excerpt;
 use crate::record::Record;
 use std::collections::hash_map::{DefaultHasher, Entry};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-/// Keys remembered per input by default (at most about 34 MB: 16 bytes a key in a hash table).
+/// Keys remembered per input by default: at most about 36 MB with lines, 19 MB compact (a hash
+/// table of 16 or 8 bytes a key, at most half full).
 pub const DEFAULT_LIMIT: usize = 1_000_000;
 
 /// A record whose key an earlier record of the same input had.
@@ -41,50 +44,78 @@ impl fmt::Display for Duplicate {
     }
 }
 
+/// What is kept per key.
+#[derive(Debug, Clone)]
+enum Seen {
+    /// Key hash -> line of its first record (0: unknown; lines are 1-based).
+    Lines(HashMap<u64, u64>),
+    /// Key hashes only.
+    Keys(HashSet<u64>),
+}
+
 /// Remembers the keys of one input's records and reports repeats.
 #[derive(Debug, Clone)]
 pub struct DuplicateKeys {
-    /// Key hash -> line of its first record (0: unknown; lines are 1-based).
-    seen: HashMap<u64, u64>,
+    seen: Seen,
     limit: usize,
 }
 
 impl Default for DuplicateKeys {
+    /// Remembers the first line of each key, for at most [`DEFAULT_LIMIT`] keys.
     fn default() -> Self {
         Self::with_limit(DEFAULT_LIMIT)
     }
 }
 
 impl DuplicateKeys {
-    /// A tracker that remembers at most `limit` keys; later new keys are not checked.
+    /// A tracker that remembers the first line of at most `limit` keys; later new keys are not checked.
     pub fn with_limit(limit: usize) -> Self {
-        Self { seen: HashMap::new(), limit }
+        Self { seen: Seen::Lines(HashMap::new()), limit }
+    }
+
+    /// A tracker that remembers at most `limit` keys without their lines (half the memory):
+    /// duplicates are reported without the line of the first record.
+    pub fn compact(limit: usize) -> Self {
+        Self { seen: Seen::Keys(HashSet::new()), limit }
     }
 
     /// Whether the limit was reached, so that later records were not all checked.
     pub fn full(&self) -> bool {
-        self.seen.len() >= self.limit
+        let n = match &self.seen {
+            Seen::Lines(m) => m.len(),
+            Seen::Keys(s) => s.len(),
+        };
+        n >= self.limit
     }
 
     /// Notes `record`, found at `line`; returns the duplicate when an earlier record had its key.
     pub fn check(&mut self, record: &Record, line: Option<u64>) -> Option<Duplicate> {
         let mut h = DefaultHasher::new();
         (&record.id, &record.system, record.run).hash(&mut h);
+        let key = h.finish();
         let full = self.full();
-        match self.seen.entry(h.finish()) {
-            Entry::Occupied(e) => Some(Duplicate {
-                id: record.id.clone(),
-                system: record.system.clone(),
-                run: record.run,
-                first_line: Some(*e.get()).filter(|&l| l > 0),
-            }),
-            Entry::Vacant(e) => {
-                if !full {
-                    e.insert(line.unwrap_or(0));
+        let first_line = match &mut self.seen {
+            Seen::Lines(m) => match m.entry(key) {
+                Entry::Occupied(e) => Some(Some(*e.get()).filter(|&l| l > 0)),
+                Entry::Vacant(e) => {
+                    if !full {
+                        e.insert(line.unwrap_or(0));
+                    }
+                    None
                 }
-                None
+            },
+            Seen::Keys(s) => {
+                if s.contains(&key) {
+                    Some(None)
+                } else {
+                    if !full {
+                        s.insert(key);
+                    }
+                    None
+                }
             }
-        }
+        }?;
+        Some(Duplicate { id: record.id.clone(), system: record.system.clone(), run: record.run, first_line })
     }
 }
 
@@ -107,6 +138,14 @@ mod tests {
         assert_eq!(d.to_string(), "duplicate record: id `q1`, system `a` (first on line 2)");
         let d = keys.check(&rec("q1", "a", Some(1)), Some(6)).unwrap();
         assert_eq!(d.to_string(), "duplicate record: id `q1`, system `a`, run 1 (first on line 4)");
+    }
+
+    #[test]
+    fn a_compact_tracker_finds_the_same_repeats_without_lines() {
+        let mut keys = DuplicateKeys::compact(10);
+        assert_eq!(keys.check(&rec("q1", "a", None), Some(2)), None);
+        let d = keys.check(&rec("q1", "a", None), Some(5)).unwrap();
+        assert_eq!(d.to_string(), "duplicate record: id `q1`, system `a` (seen before)");
     }
 
     #[test]
