@@ -24,7 +24,7 @@ pub fn default_rounds(n: usize) -> usize {
         return 0;
     }
     let log2_ceil = usize::BITS as usize - (n - 1).leading_zeros() as usize;
-    let rr = if n % 2 == 0 { n - 1 } else { n };
+    let rr = if n.is_multiple_of(2) { n - 1 } else { n };
     (log2_ceil + 1).min(rr)
 }
 
@@ -40,7 +40,7 @@ pub fn round_robin_rounds(n: usize) -> Vec<Vec<(usize, usize)>> {
     if n < 2 {
         return Vec::new();
     }
-    let m = if n % 2 == 0 { n } else { n + 1 };
+    let m = if n.is_multiple_of(2) { n } else { n + 1 };
     let mut slots: Vec<usize> = (0..m).collect();
     let mut rounds = Vec::with_capacity(m - 1);
     for _ in 0..m - 1 {

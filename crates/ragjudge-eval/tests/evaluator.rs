@@ -221,7 +221,7 @@ fn duplicate_keys_are_scored_and_reported_with_file_and_line() {
     .unwrap();
     let ev = evaluator(vec![Box::new(Flaky)]);
     let log = Warnings::default();
-    let report = ev.evaluate_files(&[path.clone()], None, Vec::new(), &log).unwrap();
+    let report = ev.evaluate_files(std::slice::from_ref(&path), None, Vec::new(), &log).unwrap();
     assert_eq!(report.summary.records, 4);
     assert_eq!(
         *log.0.borrow(),
