@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::judgement::{JudgeOptions, PairwiseJudge};
 
-/// Content-free answers (Zhao et al. 2021 use "N/A", "" and "[MASK]").
+/// Content-free answers (Zhao et al. 2021 use "N/A", "" and "\[MASK\]").
 pub const CONTENT_FREE: [&str; 3] = ["N/A", "[MASK]", ""];
 
 /// Smallest prior probability divided by, so that a label the judge never says cannot blow up.
