@@ -1,31 +1,12 @@
 //! End-to-end tests of `ragjudge calibrate`: fit, save, apply and one-line input errors.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn ragjudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn assert_one_line_error(o: &Output, want: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one line, got: {err}");
-    assert!(lines[0].starts_with("error: ") && lines[0].contains(want), "`{want}` not in: {err}");
-}
+use std::process::Output;
 
 /// `ragjudge calibrate` fitting `--score-col score_col` of `scores` to `--label-col rating` of
 /// `labels`, with `extra` arguments.

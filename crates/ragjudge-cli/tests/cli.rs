@@ -1,13 +1,11 @@
 //! End-to-end tests of the `ragjudge` binary: outputs, summaries and one-line input errors.
 
-use serde_json::Value;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn ragjudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
-}
+use common::*;
+
+use serde_json::Value;
+use std::process::{Command, Output};
 
 /// `ragjudge args... --judge openai:test-model` against the test server at `base_url`, without an
 /// API key.
@@ -19,31 +17,6 @@ fn ragjudge_http(base_url: &str, args: &[&str]) -> Output {
         .env_remove("OPENAI_API_KEY")
         .output()
         .expect("run ragjudge")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
-    p.display().to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts a failed run with exactly one stderr line that starts with `error: ` and contains `want`.
-fn assert_one_line_error(o: &Output, want: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one line, got: {err}");
-    assert!(lines[0].starts_with("error: "), "{err}");
-    assert!(lines[0].contains(want), "`{want}` not in: {err}");
 }
 
 const ONE_RECORD: &str = r#"{"id": "q1", "system": "s", "query": "Where did the cat sit?", "answer": "the cat sat", "reference": "the cat sat on the mat", "contexts": [{"text": "a", "relevance": 3}, {"text": "b", "relevance": 0}, {"text": "c", "relevance": 2}]}

@@ -1,19 +1,12 @@
 //! End-to-end tests of `ragjudge correlate FILE --with OTHER`: the join keys chosen when `--on`
 //! is not given, and keys repeated in FILE.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn ragjudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
+use std::process::Output;
 
 /// The report of a successful `--json` run.
 fn report(o: &Output) -> Value {

@@ -1,17 +1,12 @@
 //! `ragjudge gate` end to end on the bundled example: exit codes, reasons, JUnit XML, and a
 //! per-record score file summarised again to the very intervals `score` printed.
 
+mod common;
+
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ragjudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
 
 /// Scores the four example systems with the lexical metrics: (per-record CSV, summary JSON).
 fn scored(dir: &Path) -> (String, String) {

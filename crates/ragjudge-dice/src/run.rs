@@ -348,11 +348,6 @@ impl DiceRun {
         &self.judge
     }
 
-    /// Whether this is a dry run.
-    pub fn is_dry_run(&self) -> bool {
-        self.dry_run
-    }
-
     /// With a dry run, what it counted for `judge_calls` match calls (plus any prior estimation).
     pub fn dry_run_counts(&self, judge_calls: usize) -> Option<DryRunCounts> {
         self.dry_run.then(|| {

@@ -1,7 +1,7 @@
 //! [`ModelSet`]: the models a run may need, each loaded on first use and shared by every metric.
 
 use super::backends;
-use super::settings::{JudgeSettings, ModelSettings};
+use super::settings::ModelSettings;
 use crate::error::EvalError;
 use ragjudge_models::{CachedEmbedder, CrossEncoder, Embedder, Judge, ModelError, TokenClassifier, TokenEmbedder};
 use std::sync::{Arc, OnceLock};
@@ -41,11 +41,6 @@ impl ModelSet {
     /// The settings the models were named by.
     pub fn settings(&self) -> &ModelSettings {
         &self.settings
-    }
-
-    /// The judge settings (for commands that build their own judge).
-    pub fn judge_settings(&self) -> &JudgeSettings {
-        &self.settings.judge
     }
 
     /// The sentence embedder, behind an in-memory embedding cache.

@@ -1,0 +1,45 @@
+//! What the end-to-end tests of the `ragjudge` binary share: running it, writing input files,
+//! and checking its one-line errors.
+#![allow(dead_code)] // each test file uses some of these
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the binary with `args`.
+pub fn ragjudge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
+}
+
+/// The repository's root (for the bundled examples).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Writes `contents` to `dir/name` and returns the path as a string.
+pub fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap();
+    p.display().to_string()
+}
+
+/// The run's stderr.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The stdout of a run that must have succeeded.
+pub fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "stderr: {}", stderr(o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Asserts a failed run with exactly one stderr line that starts with `error: ` and contains `want`.
+pub fn assert_one_line_error(o: &Output, want: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line, got: {err}");
+    assert!(lines[0].starts_with("error: "), "{err}");
+    assert!(lines[0].contains(want), "`{want}` not in: {err}");
+}
