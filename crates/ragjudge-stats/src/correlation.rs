@@ -126,7 +126,7 @@ fn fisher_ci(r: f64, se: f64, level: f64) -> Option<(f64, f64)> {
 ///
 /// statrs' `erfc` (and so `Normal::sf`) is only accurate to about 1e-10 relative, while
 /// its `gamma_ur` agrees with scipy's `ndtr` to about 1e-14.
-fn normal_two_sided_p(z: f64) -> f64 {
+pub(crate) fn normal_two_sided_p(z: f64) -> f64 {
     if z == 0.0 {
         1.0
     } else {

@@ -9,6 +9,7 @@
 //! - [`bootstrap`]: seeded percentile bootstrap and the streaming Poisson bootstrap.
 //! - [`calibration`]: Platt, isotonic and ordinal calibration of scores to human labels.
 //! - [`conformal`]: split conformal prediction sets (LAC, APS) with coverage.
+//! - [`hypothesis`]: the Mann-Whitney U test and the Benjamini-Hochberg adjustment.
 #![deny(missing_docs)]
 
 pub mod agreement;
@@ -18,6 +19,7 @@ pub mod conformal;
 pub mod correlation;
 pub mod describe;
 mod error;
+pub mod hypothesis;
 pub mod rank;
 
 pub use agreement::{accuracy, cohen_kappa, confusion_matrix, kappa_from_confusion, unique_labels, Weights};
