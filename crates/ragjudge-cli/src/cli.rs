@@ -41,6 +41,8 @@ pub enum Command {
     Probes(commands::probes::ProbesArgs),
     /// Pass or fail for CI: thresholds on confidence bounds, required tournament wins, maximum drops.
     Gate(commands::gate::GateArgs),
+    /// Where a system fails: metrics by strata (topic, query type...), marginal and bivariate, with tests.
+    Weakness(commands::weakness::WeaknessArgs),
 }
 
 impl Command {
@@ -60,6 +62,7 @@ impl Command {
             Command::Calibrate(a) => commands::calibrate::run(a),
             Command::Probes(a) => commands::probes::run(a),
             Command::Gate(a) => commands::gate::run(a),
+            Command::Weakness(a) => commands::weakness::run(a),
         }
     }
 }

@@ -10,3 +10,4 @@ pub mod gate;
 pub mod models;
 pub mod probes;
 pub mod score;
+pub mod weakness;

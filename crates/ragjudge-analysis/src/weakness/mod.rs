@@ -10,6 +10,10 @@
 //! analysis form one Benjamini-Hochberg family. The weakest slices and cells are the significant
 //! ones (adjusted p below `alpha`) whose mean is below the rest's, worst first.
 
+mod files;
+
+pub use files::{write_files, FilesError};
+
 use ragjudge_stats::bootstrap::bootstrap_ci;
 use ragjudge_stats::hypothesis::{benjamini_hochberg, mann_whitney_u, MwuMethod};
 use serde::Serialize;

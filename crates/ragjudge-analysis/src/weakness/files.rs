@@ -1,0 +1,116 @@
+//! The files of a weakness analysis: `weakness.json` (every report), `marginal.csv` and
+//! `bivariate.csv` (a row per slice or cell, every metric).
+
+use super::WeaknessReport;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// A file of the analysis could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: cannot write: {message}", path.display())]
+pub struct FilesError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// Why.
+    pub message: String,
+}
+
+impl FilesError {
+    fn new(path: &Path, e: impl std::fmt::Display) -> Self {
+        Self { path: path.to_path_buf(), message: e.to_string() }
+    }
+}
+
+/// `weakness.json`, `marginal.csv` and `bivariate.csv` in `dir`.
+pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Result<(), FilesError> {
+    std::fs::create_dir_all(dir).map_err(|e| FilesError::new(dir, e))?;
+    let all: Vec<Value> =
+        reports.iter().map(|(m, r, u)| json!({"metric": m, "rows_left_out": u, "report": r})).collect();
+    let json_path = dir.join("weakness.json");
+    let text = serde_json::to_string_pretty(&all).map_err(|e| FilesError::new(&json_path, e))?;
+    std::fs::write(&json_path, text).map_err(|e| FilesError::new(&json_path, e))?;
+    let cell = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    let (mp, bp) = (dir.join("marginal.csv"), dir.join("bivariate.csv"));
+    let mut m = csv::Writer::from_path(&mp).map_err(|e| FilesError::new(&mp, e))?;
+    m.write_record([
+        "metric",
+        "system",
+        "dimension",
+        "stratum",
+        "n",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "rest_n",
+        "rest_mean",
+        "difference",
+        "p_value",
+        "p_adjusted",
+        "effect",
+        "small",
+        "significant",
+    ])
+    .map_err(|e| FilesError::new(&mp, e))?;
+    let mut b = csv::Writer::from_path(&bp).map_err(|e| FilesError::new(&bp, e))?;
+    b.write_record([
+        "metric",
+        "system",
+        "dimension_a",
+        "stratum_a",
+        "dimension_b",
+        "stratum_b",
+        "n",
+        "mean",
+        "rest_mean",
+        "difference",
+        "p_value",
+        "p_adjusted",
+        "small",
+        "significant",
+    ])
+    .map_err(|e| FilesError::new(&bp, e))?;
+    for (metric, r, _) in reports {
+        for s in &r.marginal {
+            m.write_record([
+                metric.to_string(),
+                s.system.clone(),
+                s.dimension.clone(),
+                s.stratum.clone(),
+                s.n.to_string(),
+                s.mean.to_string(),
+                s.ci_low.to_string(),
+                s.ci_high.to_string(),
+                s.rest_n.to_string(),
+                cell(s.rest_mean),
+                cell(s.difference),
+                cell(s.p_value),
+                cell(s.p_adjusted),
+                cell(s.effect),
+                s.small.to_string(),
+                s.significant.to_string(),
+            ])
+            .map_err(|e| FilesError::new(&mp, e))?;
+        }
+        for c in &r.bivariate {
+            b.write_record([
+                metric.to_string(),
+                c.system.clone(),
+                c.dimensions[0].clone(),
+                c.strata[0].clone(),
+                c.dimensions[1].clone(),
+                c.strata[1].clone(),
+                c.n.to_string(),
+                c.mean.to_string(),
+                cell(c.rest_mean),
+                cell(c.difference),
+                cell(c.p_value),
+                cell(c.p_adjusted),
+                c.small.to_string(),
+                c.significant.to_string(),
+            ])
+            .map_err(|e| FilesError::new(&bp, e))?;
+        }
+    }
+    m.flush().map_err(|e| FilesError::new(&mp, e))?;
+    b.flush().map_err(|e| FilesError::new(&bp, e))
+}
