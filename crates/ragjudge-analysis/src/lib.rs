@@ -2,6 +2,7 @@
 //! (HCAT §6.2, weakness identification).
 #![deny(missing_docs)]
 
+pub mod perturb;
 pub mod weakness;
 
 pub use weakness::{analyse, CellReport, SliceReport, WeaknessError, WeaknessReport, WeaknessRow, WeaknessSettings};

@@ -43,6 +43,8 @@ pub enum Command {
     Gate(commands::gate::GateArgs),
     /// Where a system fails: metrics by strata (topic, query type...), marginal and bivariate, with tests.
     Weakness(commands::weakness::WeaknessArgs),
+    /// Input variations of questions for robustness tests: typos, casing, punctuation, whitespace.
+    Perturb(commands::perturb::PerturbArgs),
 }
 
 impl Command {
@@ -63,6 +65,7 @@ impl Command {
             Command::Probes(a) => commands::probes::run(a),
             Command::Gate(a) => commands::gate::run(a),
             Command::Weakness(a) => commands::weakness::run(a),
+            Command::Perturb(a) => commands::perturb::run(a),
         }
     }
 }

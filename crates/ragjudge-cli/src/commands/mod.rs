@@ -8,6 +8,7 @@ pub mod dice;
 pub mod embed;
 pub mod gate;
 pub mod models;
+pub mod perturb;
 pub mod probes;
 pub mod score;
 pub mod weakness;
