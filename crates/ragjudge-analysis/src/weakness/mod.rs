@@ -15,7 +15,7 @@ mod files;
 pub use files::{write_files, FilesError};
 
 use ragjudge_stats::bootstrap::bootstrap_ci;
-use ragjudge_stats::hypothesis::{benjamini_hochberg, mann_whitney_u, MwuMethod};
+use ragjudge_stats::hypothesis::{benjamini_hochberg, mann_whitney_u, MannWhitney, MwuMethod};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -209,17 +209,7 @@ pub fn analyse(rows: &[WeaknessRow], settings: &WeaknessSettings) -> Result<Weak
                         .filter(|(key, _)| *key != &(*x, *y))
                         .flat_map(|(_, v)| v.iter().copied())
                         .collect();
-                    let small = values.len() < settings.min_n;
-                    let test = if small || rest.is_empty() {
-                        None
-                    } else {
-                        Some(
-                            mann_whitney_u(values, &rest, MwuMethod::Auto)
-                                .map_err(|e| WeaknessError::Settings(e.to_string()))?,
-                        )
-                    };
-                    let rest_mean = (!rest.is_empty()).then(|| mean(&rest));
-                    let m = mean(values);
+                    let Comparison { mean: m, rest_mean, small, test } = compare(values, &rest, settings)?;
                     bivariate.push(CellReport {
                         system: sys.to_string(),
                         dimensions: [settings.dimensions[a].clone(), settings.dimensions[b].clone()],
@@ -275,6 +265,24 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// A group against the rest: means, and the test unless the group is small or alone.
+struct Comparison {
+    mean: f64,
+    rest_mean: Option<f64>,
+    small: bool,
+    test: Option<MannWhitney>,
+}
+
+fn compare(values: &[f64], rest: &[f64], s: &WeaknessSettings) -> Result<Comparison, WeaknessError> {
+    let small = values.len() < s.min_n;
+    let test = if small || rest.is_empty() {
+        None
+    } else {
+        Some(mann_whitney_u(values, rest, MwuMethod::Auto).map_err(|e| WeaknessError::Settings(e.to_string()))?)
+    };
+    Ok(Comparison { mean: mean(values), rest_mean: (!rest.is_empty()).then(|| mean(rest)), small, test })
+}
+
 fn slice(
     system: &str,
     dimension: &str,
@@ -285,14 +293,7 @@ fn slice(
 ) -> Result<SliceReport, WeaknessError> {
     let ci = bootstrap_ci(values, mean, s.bootstrap.max(1), s.level, s.seed)
         .map_err(|e| WeaknessError::Settings(e.to_string()))?;
-    let small = values.len() < s.min_n;
-    let test = if small || rest.is_empty() {
-        None
-    } else {
-        Some(mann_whitney_u(values, rest, MwuMethod::Auto).map_err(|e| WeaknessError::Settings(e.to_string()))?)
-    };
-    let rest_mean = (!rest.is_empty()).then(|| mean(rest));
-    let m = mean(values);
+    let Comparison { mean: m, rest_mean, small, test } = compare(values, rest, s)?;
     Ok(SliceReport {
         system: system.to_string(),
         dimension: dimension.to_string(),
