@@ -13,6 +13,8 @@ pub mod prompts;
 pub mod run;
 pub mod scoring;
 pub mod swiss;
+#[cfg(test)]
+mod test_support;
 pub mod tournament;
 pub mod traces;
 pub mod trust;

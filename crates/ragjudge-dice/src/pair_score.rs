@@ -59,3 +59,44 @@ pub fn score_pair(scorer: &DiceScorer, j: &PairJudgement) -> Result<ScoredPair, 
         category_b: first.and_then(|o| o.category_b),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{order, pair};
+
+    #[test]
+    fn a_clear_verdict_in_both_orders_scores_one() {
+        let scorer = DiceScorer::new(0.1).unwrap();
+        // ab: A 0.7, B 0.2, tie 0.1 -> margin 0.5 >= 0.1, hard: s_A = 1.
+        // ba: the original B is shown first with 0.3, the original A second with 0.6 -> hard win
+        // of the second shown, i.e. of the original A: s_A = 1. Mean 1, both orders name A.
+        let mut first = order("ab", [0.7, 0.2, 0.1], None);
+        first.category_a = Some(Category::FullyCorrect);
+        let s = score_pair(&scorer, &pair(vec![first, order("ba", [0.3, 0.6, 0.1], None)])).unwrap();
+        assert_eq!((s.s_a, s.consistent), (1.0, true));
+        assert_eq!(s.id, "q");
+        assert_eq!(s.category_a, Some(Category::FullyCorrect));
+    }
+
+    #[test]
+    fn an_unclear_verdict_is_scored_softly() {
+        let scorer = DiceScorer::new(0.1).unwrap();
+        // One order, A 0.45, B 0.40, tie 0.15: margin 0.05 < 0.1, soft:
+        // s_A = 0.45 + 0.15 * 0.45 / 0.85 = 0.529411764705882...
+        let s = score_pair(&scorer, &pair(vec![order("ab", [0.45, 0.40, 0.15], None)])).unwrap();
+        assert!((s.s_a - (0.45 + 0.15 * 0.45 / 0.85)).abs() < 1e-12, "{}", s.s_a);
+        assert!(s.consistent);
+    }
+
+    #[test]
+    fn orders_that_disagree_average_to_a_draw() {
+        let scorer = DiceScorer::new(0.1).unwrap();
+        // ab: A 0.7 -> s_A = 1. ba: the first shown (the original B) gets 0.7 -> s_A = 0.
+        // Mean 0.5; the orders name different winners: inconsistent.
+        let s =
+            score_pair(&scorer, &pair(vec![order("ab", [0.7, 0.2, 0.1], None), order("ba", [0.7, 0.2, 0.1], None)]))
+                .unwrap();
+        assert_eq!((s.s_a, s.consistent), (0.5, false));
+    }
+}

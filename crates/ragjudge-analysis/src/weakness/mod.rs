@@ -165,6 +165,9 @@ pub fn analyse(rows: &[WeaknessRow], settings: &WeaknessSettings) -> Result<Weak
     if let Some(r) = rows.iter().find(|r| r.strata.len() != d) {
         return Err(WeaknessError::Width { got: r.strata.len(), want: d });
     }
+    if let Some(r) = rows.iter().find(|r| !r.value.is_finite()) {
+        return Err(WeaknessError::Settings(format!("a value of system `{}` is not finite", r.system)));
+    }
     let mut systems: Vec<&str> = Vec::new();
     for r in rows {
         if !systems.contains(&r.system.as_str()) {
@@ -261,8 +264,9 @@ fn worst_first(items: impl Iterator<Item = (bool, Option<f64>)>) -> Vec<usize> {
     found.into_iter().map(|(i, _)| i).collect()
 }
 
+/// The mean of a group: never empty, and values are checked finite by [`analyse`].
 fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+    ragjudge_stats::mean(v).expect("groups are non-empty and finite")
 }
 
 /// A group against the rest: means, and the test unless the group is small or alone.
