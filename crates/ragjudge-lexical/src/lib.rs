@@ -1,4 +1,4 @@
-//! Lexical metrics: ROUGE, BLEU, chrF, SQuAD token F1 / exact match, RAKE, CIU and retrieval metrics.
+//! Lexical metrics: ROUGE, BLEU, chrF, METEOR, SQuAD token F1 / exact match, RAKE, CIU and retrieval metrics.
 #![deny(missing_docs)]
 
 pub mod answer_overlap;
@@ -6,6 +6,7 @@ pub mod bleu;
 pub mod chrf;
 pub mod ciu;
 pub mod corpus;
+pub mod meteor;
 pub mod porter;
 pub mod rake;
 pub mod retrieval;

@@ -1,10 +1,11 @@
-//! `lexical`: ROUGE-1/2/L, BLEU, chrF, SQuAD token F1 and exact match against the reference.
+//! `lexical`: ROUGE-1/2/L, BLEU, chrF, SQuAD token F1, exact match and METEOR against the reference.
 
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::ModelSet;
 use ragjudge_core::Metric;
 use ragjudge_lexical::answer_overlap::LexicalMetric;
+use ragjudge_lexical::meteor::MeteorMetric;
 
 /// Options of the lexical metrics.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +23,6 @@ impl MetricFamily for Lexical {
     }
 
     fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {
-        Ok(vec![Box::new(LexicalMetric::new(settings.lexical.rouge_stemmer))])
+        Ok(vec![Box::new(LexicalMetric::new(settings.lexical.rouge_stemmer)), Box::new(MeteorMetric::default())])
     }
 }
