@@ -1,8 +1,11 @@
 //! Analyses of scored runs: where a system fails, and whether the difference is real
-//! (HCAT §6.2, weakness identification).
+//! (HCAT §6.2, weakness identification), and how robust it is to input variations, adversarial
+//! contexts and out-of-distribution queries (HCAT §6.1).
 #![deny(missing_docs)]
 
+pub mod adversarial;
 pub mod perturb;
+pub mod robustness;
 pub mod weakness;
 
 pub use weakness::{analyse, CellReport, SliceReport, WeaknessError, WeaknessReport, WeaknessRow, WeaknessSettings};

@@ -189,7 +189,7 @@ pub fn question_variants(
 }
 
 /// A stable 64-bit hash of a string (FNV-1a), for per-question seeds.
-fn fxhash(s: &str) -> u64 {
+pub(crate) fn fxhash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 

@@ -45,6 +45,12 @@ pub enum Command {
     Weakness(commands::weakness::WeaknessArgs),
     /// Input variations of questions for robustness tests: typos, casing, punctuation, whitespace.
     Perturb(commands::perturb::PerturbArgs),
+    /// Robustness (HCAT §6.1): paired score differences of variants against their originals, flips, OOD abstention.
+    Robustness(commands::robustness::RobustnessArgs),
+    /// One self-contained HTML report (inline SVG charts) from the files other commands wrote.
+    Report(commands::report::ReportArgs),
+    /// One chart of the report as SVG or PNG, for slides and papers.
+    Plot(commands::report::PlotArgs),
 }
 
 impl Command {
@@ -66,6 +72,9 @@ impl Command {
             Command::Gate(a) => commands::gate::run(a),
             Command::Weakness(a) => commands::weakness::run(a),
             Command::Perturb(a) => commands::perturb::run(a),
+            Command::Robustness(a) => commands::robustness::run(a),
+            Command::Report(a) => commands::report::run(a),
+            Command::Plot(a) => commands::report::run_plot(a),
         }
     }
 }

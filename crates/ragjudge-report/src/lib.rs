@@ -1,10 +1,17 @@
-//! Reports of ragjudge: run summaries read back from the files the commands write
-//! ([`summary`]), and the gate that CI runs on them ([`gate`], with [`junit`] XML).
+//! Reports of ragjudge: the self-contained HTML report ([`html`]) of what the commands wrote
+//! ([`inputs`]), the chart catalogue it and `ragjudge plot` share ([`charts`]), run summaries read
+//! back ([`summary`]), the gate that CI runs on them ([`gate`], with [`junit`] XML), and the
+//! provenance every report file carries ([`provenance`]).
 #![deny(missing_docs)]
 
+pub mod charts;
 pub mod gate;
+pub mod html;
+pub mod inputs;
 pub mod junit;
+pub mod provenance;
 pub mod summary;
 
 pub use gate::{Check, CheckOutcome, Gate, GateError, GateReport, Statistic};
+pub use provenance::Provenance;
 pub use summary::{read_summary, Summary};

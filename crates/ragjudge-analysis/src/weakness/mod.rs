@@ -16,7 +16,7 @@ pub use files::{write_files, FilesError};
 
 use ragjudge_stats::bootstrap::bootstrap_ci;
 use ragjudge_stats::hypothesis::{benjamini_hochberg, mann_whitney_u, MannWhitney, MwuMethod};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Why an analysis could not run.
@@ -74,7 +74,7 @@ impl Default for WeaknessSettings {
 }
 
 /// One stratum of one dimension of one system.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SliceReport {
     /// System.
     pub system: String,
@@ -110,7 +110,7 @@ pub struct SliceReport {
 }
 
 /// One cell of a pair of dimensions of one system.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellReport {
     /// System.
     pub system: String,
@@ -139,7 +139,7 @@ pub struct CellReport {
 }
 
 /// The analysis of one metric.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WeaknessReport {
     /// Per system, dimension and stratum.
     pub marginal: Vec<SliceReport>,

@@ -10,5 +10,7 @@ pub mod gate;
 pub mod models;
 pub mod perturb;
 pub mod probes;
+pub mod report;
+pub mod robustness;
 pub mod score;
 pub mod weakness;

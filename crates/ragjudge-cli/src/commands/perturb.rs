@@ -1,10 +1,14 @@
 //! `ragjudge perturb`: input variations of questions for robustness testing (HCAT §6.1), through
 //! `ragjudge_analysis::perturb`. Each variant names its original (`meta.variant_of`), its kind
 //! (`meta.perturbation`) and its rate (`meta.severity`); the same seed gives the same variants.
+//! With `--input` (records with contexts) the kinds `shuffle` and `distractor` vary the retrieved
+//! passages instead (`ragjudge_analysis::adversarial`); the answer and its citations are kept.
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
+use ragjudge_analysis::adversarial::{context_variants, ContextPerturbation};
 use ragjudge_analysis::perturb::{question_variants, Perturbation};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -19,14 +23,21 @@ pub enum KindArg {
     Punctuation,
     /// Doubled or dropped spaces.
     Whitespace,
+    /// The retrieved passages in another seeded order (needs `--input`).
+    Shuffle,
+    /// Passages of other questions inserted among the retrieved ones (needs `--input`).
+    Distractor,
 }
 
 /// `ragjudge perturb`.
 #[derive(Debug, Args)]
 pub struct PerturbArgs {
     /// Questions (or records): JSONL, one object with `id` and the text field per line.
+    #[arg(long, value_name = "FILE", required_unless_present = "input", conflicts_with = "input")]
+    pub questions: Option<PathBuf>,
+    /// Records with contexts (JSONL runs), for `shuffle` and `distractor` (and the text kinds).
     #[arg(long, value_name = "FILE")]
-    pub questions: PathBuf,
+    pub input: Option<PathBuf>,
     /// Where the variants go (JSONL).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: PathBuf,
@@ -45,6 +56,9 @@ pub struct PerturbArgs {
     /// Also write each original question, before its variants.
     #[arg(long)]
     pub with_originals: bool,
+    /// Passages each `distractor` variant adds.
+    #[arg(long, default_value_t = 3)]
+    pub distractors: usize,
 }
 
 /// Runs `ragjudge perturb`.
@@ -52,29 +66,56 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
     if !(args.rate > 0.0 && args.rate <= 1.0) {
         bail!("--rate must be in (0, 1], got {}", args.rate);
     }
-    let kinds: Vec<Perturbation> = args
-        .kinds
-        .iter()
-        .map(|k| match k {
-            KindArg::Typo => Perturbation::Typo,
-            KindArg::Case => Perturbation::Case,
-            KindArg::Punctuation => Perturbation::Punctuation,
-            KindArg::Whitespace => Perturbation::Whitespace,
-        })
-        .collect();
-    let name = args.questions.display().to_string();
-    let file = std::fs::File::open(&args.questions).with_context(|| format!("{name}: cannot open"))?;
+    let (mut kinds, mut context_kinds) = (Vec::new(), Vec::new());
+    for k in &args.kinds {
+        match k {
+            KindArg::Typo => kinds.push(Perturbation::Typo),
+            KindArg::Case => kinds.push(Perturbation::Case),
+            KindArg::Punctuation => kinds.push(Perturbation::Punctuation),
+            KindArg::Whitespace => kinds.push(Perturbation::Whitespace),
+            KindArg::Shuffle => context_kinds.push(ContextPerturbation::Shuffle),
+            KindArg::Distractor => context_kinds.push(ContextPerturbation::Distractor),
+        }
+    }
+    let Some(path) = args.questions.as_ref().or(args.input.as_ref()) else {
+        bail!("give --questions or --input");
+    };
+    if !context_kinds.is_empty() && args.input.is_none() {
+        bail!("--kinds shuffle and distractor vary contexts: give the records with --input");
+    }
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
     let out_name = args.output.display().to_string();
     let mut out =
         BufWriter::new(std::fs::File::create(&args.output).with_context(|| format!("{out_name}: cannot create"))?);
     let (mut questions, mut variants) = (0usize, 0usize);
+    let mut records = Vec::new();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let n = i + 1;
         let line = line.with_context(|| format!("{name}:{n}: unreadable line"))?;
         if line.trim().is_empty() {
             continue;
         }
-        let q: serde_json::Value = serde_json::from_str(&line).with_context(|| format!("{name}:{n}: invalid JSON"))?;
+        let mut q: serde_json::Value =
+            serde_json::from_str(&line).with_context(|| format!("{name}:{n}: invalid JSON"))?;
+        if args.input.is_some() {
+            if q.get("id").is_none() {
+                bail!("{name}:{n}: field `id`: missing (a variant names its original by id)");
+            }
+            // A variant keeps its original's system, also when the file's stem named it.
+            if q.get("system").is_none() {
+                q["system"] = serde_json::Value::from(stem.clone());
+            }
+            records.push(q.clone());
+            if kinds.is_empty() {
+                questions += 1;
+                if args.with_originals {
+                    writeln!(out, "{q}").with_context(|| format!("{out_name}: write failed"))?;
+                }
+                continue;
+            }
+        }
         let Some(vs) = question_variants(&q, &args.field, &kinds, args.rate, args.seed) else {
             bail!("{name}:{n}: field `{}`: missing or not text", args.field);
         };
@@ -86,6 +127,34 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
             writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
         }
         variants += vs.len();
+    }
+    if !context_kinds.is_empty() {
+        let cv =
+            context_variants(&records, &context_kinds, args.distractors, args.seed).with_context(|| name.clone())?;
+        for v in &cv.variants {
+            writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
+        }
+        out.flush().with_context(|| format!("{out_name}: write failed"))?;
+        let mut skipped: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for s in &cv.skipped {
+            *skipped.entry((s.kind.name(), s.reason.as_str())).or_default() += 1;
+        }
+        println!(
+            "{} variants of {questions} records ({}{} context kinds, {} distractors, seed {}) written to {out_name}",
+            variants + cv.variants.len(),
+            if kinds.is_empty() {
+                String::new()
+            } else {
+                format!("{} text kinds at rate {}, ", kinds.len(), args.rate)
+            },
+            context_kinds.len(),
+            args.distractors,
+            args.seed
+        );
+        for ((kind, reason), n) in skipped {
+            println!("  {kind}: {n} records skipped ({reason})");
+        }
+        return Ok(());
     }
     out.flush().with_context(|| format!("{out_name}: write failed"))?;
     println!(

@@ -9,6 +9,8 @@ use ragjudge_analysis::{analyse, WeaknessReport, WeaknessRow, WeaknessSettings};
 use ragjudge_core::table::read_table;
 use ragjudge_core::{ReadOptions, RecordReader};
 use ragjudge_eval::scores::read_score_file;
+use ragjudge_report::charts::{stratum_distributions, weakness_charts, write_all};
+use ragjudge_report::inputs::WeaknessInput;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -41,7 +43,8 @@ pub struct WeaknessArgs {
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Directory for `weakness.json`, `marginal.csv` and `bivariate.csv`.
+    /// Directory for `weakness.json`, `marginal.csv`, `bivariate.csv` and the charts (`plots/`:
+    /// slices with intervals, a heatmap per system, distributions per stratum; SVG and PNG).
     #[arg(long, short = 'o', value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Print the reports as JSON on stdout.
@@ -107,6 +110,7 @@ pub fn run(args: &WeaknessArgs) -> Result<()> {
     let scores = read_score_file(&args.scores)?;
     let metrics: Vec<String> = if args.metric.is_empty() { scores.columns.clone() } else { args.metric.clone() };
     let mut reports: Vec<(String, WeaknessReport, usize)> = Vec::new();
+    let mut distributions = Vec::new();
     for metric in &metrics {
         let Some(col) = scores.columns.iter().position(|c| c == metric) else {
             bail!("{}: no numeric column `{metric}`", args.scores.display());
@@ -120,10 +124,22 @@ pub fn run(args: &WeaknessArgs) -> Result<()> {
             rows.push(WeaknessRow { system: r.system.clone(), value, strata: s.clone() });
         }
         reports.push((metric.clone(), analyse(&rows, &settings)?, unmatched));
+        for (d, dimension) in settings.dimensions.iter().enumerate() {
+            let values = rows.iter().filter_map(|r| Some((r.system.as_str(), r.strata[d].as_deref()?, r.value)));
+            distributions.extend(stratum_distributions(metric, dimension, values));
+        }
     }
     if let Some(dir) = &args.output {
         let named: Vec<(&str, &WeaknessReport, usize)> = reports.iter().map(|(m, r, u)| (m.as_str(), r, *u)).collect();
         write_files(dir, &named)?;
+        let inputs: Vec<WeaknessInput> = reports
+            .iter()
+            .map(|(m, r, u)| WeaknessInput { metric: m.clone(), rows_left_out: *u, report: r.clone() })
+            .collect();
+        let mut charts = weakness_charts(&inputs);
+        charts.extend(distributions);
+        let files = write_all(&charts, &dir.join("plots"))?;
+        eprintln!("{} charts written to {}", files.len() / 2, dir.join("plots").display());
     }
     if args.json {
         let v: Vec<Value> =

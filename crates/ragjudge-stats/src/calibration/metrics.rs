@@ -29,15 +29,30 @@ pub fn brier_score(probs: &[Vec<f64>], labels: &[usize]) -> Option<f64> {
     Some(total / probs.len() as f64)
 }
 
-/// Expected calibration error with `bins` equal-width bins over [0, 1] (bin `i` holds
-/// confidences in `[i/bins, (i+1)/bins)`, the last bin also holds 1):
-/// `ECE = sum_b (n_b / n) |accuracy_b - confidence_b|`.
+/// One bin of a reliability diagram: the rows whose confidence falls in `[low, high)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReliabilityBin {
+    /// Lower edge of the bin.
+    pub low: f64,
+    /// Upper edge (the last bin also holds `high` itself).
+    pub high: f64,
+    /// Rows in the bin.
+    pub count: usize,
+    /// Their mean confidence.
+    pub confidence: f64,
+    /// Their accuracy: the share of rows whose label is the predicted one.
+    pub accuracy: f64,
+}
+
+/// The reliability diagram with `bins` equal-width bins over [0, 1] (bin `i` holds
+/// confidences in `[i/bins, (i+1)/bins)`, the last bin also holds 1); empty bins are left out.
 ///
-/// Two levels: the confidence is `p_1` and the accuracy the share of label 1 (the reliability
-/// diagram of scikit-learn's `calibration_curve` with `strategy="uniform"`); more levels: the
-/// confidence is the largest probability and the accuracy the share of rows whose label is that
-/// level (top-label ECE, Guo et al. 2017). `None` when empty, `bins == 0` or a label is out of range.
-pub fn expected_calibration_error(probs: &[Vec<f64>], labels: &[usize], bins: usize) -> Option<f64> {
+/// Two levels: the confidence is `p_1` and the accuracy the share of label 1 (scikit-learn's
+/// `calibration_curve` with `strategy="uniform"`); more levels: the confidence is the largest
+/// probability and the accuracy the share of rows whose label is that level (top-label
+/// calibration, Guo et al. 2017). `None` when empty, `bins == 0`, a label is out of range or a
+/// probability is not finite.
+pub fn reliability_curve(probs: &[Vec<f64>], labels: &[usize], bins: usize) -> Option<Vec<ReliabilityBin>> {
     if probs.is_empty() || probs.len() != labels.len() || bins == 0 {
         return None;
     }
@@ -54,13 +69,32 @@ pub fn expected_calibration_error(probs: &[Vec<f64>], labels: &[usize], bins: us
             let top = (0..p.len()).fold(0, |best, k| if p[k] > p[best] { k } else { best });
             (p[top], y == top)
         };
-        let b = ((conf * bins as f64).floor() as usize).min(bins - 1);
+        let b = ((conf * bins as f64).floor().max(0.0) as usize).min(bins - 1);
         sum_conf[b] += conf;
         sum_acc[b] += f64::from(u8::from(hit));
         count[b] += 1;
     }
+    let width = 1.0 / bins as f64;
+    Some(
+        (0..bins)
+            .filter(|&b| count[b] > 0)
+            .map(|b| ReliabilityBin {
+                low: b as f64 * width,
+                high: (b + 1) as f64 * width,
+                count: count[b],
+                confidence: sum_conf[b] / count[b] as f64,
+                accuracy: sum_acc[b] / count[b] as f64,
+            })
+            .collect(),
+    )
+}
+
+/// Expected calibration error over the bins of [`reliability_curve`]:
+/// `ECE = sum_b (n_b / n) |accuracy_b - confidence_b|`. `None` as for the curve.
+pub fn expected_calibration_error(probs: &[Vec<f64>], labels: &[usize], bins: usize) -> Option<f64> {
+    let curve = reliability_curve(probs, labels, bins)?;
     let n = probs.len() as f64;
-    Some((0..bins).filter(|&b| count[b] > 0).map(|b| (sum_acc[b] - sum_conf[b]).abs() / n).sum())
+    Some(curve.iter().map(|b| b.count as f64 / n * (b.accuracy - b.confidence).abs()).sum())
 }
 
 /// Brier score and ECE of one set of predictions.
@@ -110,5 +144,27 @@ mod tests {
         assert!((brier_score(&probs, &[0, 1]).unwrap() - 0.59).abs() < 1e-12);
         assert!((expected_calibration_error(&probs, &[0, 1], 10).unwrap() - 0.45).abs() < 1e-12);
         assert_eq!(brier_score(&probs, &[0, 3]), None);
+    }
+
+    #[test]
+    fn reliability_curve_by_hand() {
+        // p1 = 0.05, 0.15, 0.12, 0.95, 1.0 with labels 0, 1, 0, 1, 1 and 5 bins of width 0.2:
+        // bin 0 [0, 0.2) holds 0.05, 0.15, 0.12: confidence 0.32 / 3, accuracy 1/3;
+        // bin 4 [0.8, 1] holds 0.95 and 1.0 (the last bin holds 1): confidence 0.975, accuracy 1.
+        // scikit-learn 1.9.1's calibration_curve(y, p, n_bins=5) gives prob_true [1/3, 1] and
+        // prob_pred [0.10667, 0.975] for the same data.
+        let probs: Vec<Vec<f64>> = [0.05, 0.15, 0.12, 0.95, 1.0].iter().map(|&p| vec![1.0 - p, p]).collect();
+        let curve = reliability_curve(&probs, &[0, 1, 0, 1, 1], 5).unwrap();
+        assert_eq!(curve.len(), 2);
+        assert_eq!((curve[0].count, curve[1].count), (3, 2));
+        assert!((curve[0].confidence - 0.32 / 3.0).abs() < 1e-12);
+        assert!((curve[0].accuracy - 1.0 / 3.0).abs() < 1e-12);
+        assert!((curve[1].low - 0.8).abs() < 1e-12 && (curve[1].high - 1.0).abs() < 1e-12);
+        assert!((curve[1].confidence - 0.975).abs() < 1e-12 && curve[1].accuracy == 1.0);
+        // ECE = 3/5 |1/3 - 0.10667| + 2/5 |1 - 0.975| = 0.136 + 0.01 = 0.146.
+        let ece = expected_calibration_error(&probs, &[0, 1, 0, 1, 1], 5).unwrap();
+        assert!((ece - (0.6 * (1.0 / 3.0 - 0.32 / 3.0) + 0.4 * 0.025)).abs() < 1e-12);
+        assert!((ece - 0.146).abs() < 1e-12);
+        assert_eq!(reliability_curve(&probs, &[0, 1, 0, 1, 1], 0), None);
     }
 }

@@ -4,7 +4,7 @@
 //! score, expected calibration error). The fitted result serialises to the calibrator file that
 //! `ragjudge calibrate --save` writes and `--apply` reads ([`super::saved`]).
 
-use super::metrics::CalibrationQuality;
+use super::metrics::{reliability_curve, CalibrationQuality, ReliabilityBin, DEFAULT_ECE_BINS};
 use super::saved::FittedCalibration;
 use super::split::split_rows;
 use super::{CalibrationError, Calibrator, Method};
@@ -176,6 +176,8 @@ pub struct FitReport {
     pub quality: Option<CalibrationQuality>,
     /// `"test"` or `"calibration"`: where `quality` was measured.
     pub quality_on: &'static str,
+    /// The reliability diagram of the same split ([`DEFAULT_ECE_BINS`] bins, empty ones left out).
+    pub reliability: Vec<ReliabilityBin>,
     /// Per non-conformity score.
     pub sets: Vec<SetReport>,
 }
@@ -246,11 +248,10 @@ impl ValidCalibrationParams {
             sets.push(SetReport { score, q_hat: c.q_hat, test, binary_sets });
             conformal.push(c);
         }
-        let (quality, quality_on) = if pt.is_empty() {
-            (CalibrationQuality::of(&pc, &cy), "calibration")
-        } else {
-            (CalibrationQuality::of(&pt, &ty), "test")
-        };
+        let (measured, measured_y, quality_on) =
+            if pt.is_empty() { (&pc, &cy, "calibration") } else { (&pt, &ty, "test") };
+        let quality = CalibrationQuality::of(measured, measured_y);
+        let reliability = reliability_curve(measured, measured_y, DEFAULT_ECE_BINS).unwrap_or_default();
         let fitted = FittedCalibration {
             calibrator,
             score_columns: data.score_columns.clone(),
@@ -268,6 +269,7 @@ impl ValidCalibrationParams {
             test: split.test.len(),
             quality,
             quality_on,
+            reliability,
             sets,
         };
         Ok((fitted, report))

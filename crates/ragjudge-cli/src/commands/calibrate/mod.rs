@@ -56,6 +56,10 @@ pub struct CalibrateArgs {
     /// Write the fitted calibrator to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Write the fit report (what `--json` prints, with the reliability diagram and provenance)
+    /// to this JSON file, for `ragjudge report`.
+    #[arg(long = "report", value_name = "FILE", conflicts_with = "apply")]
+    pub report_file: Option<PathBuf>,
     /// Apply a saved calibrator to `--scores` instead of fitting one.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["labels", "save"])]
     pub apply: Option<PathBuf>,
@@ -155,6 +159,10 @@ fn fit(args: &CalibrateArgs) -> Result<()> {
         std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))?;
     }
     let report = report::Report::new(&fitted, &fit_report, total, args.seed);
+    if let Some(path) = &args.report_file {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -1,6 +1,7 @@
 //! What `calibrate` prints after a fit: the report as JSON or as text.
 
-use ragjudge_stats::calibration::metrics::CalibrationQuality;
+use ragjudge_report::Provenance;
+use ragjudge_stats::calibration::metrics::{CalibrationQuality, ReliabilityBin};
 use ragjudge_stats::calibration::pipeline::SetReport;
 use ragjudge_stats::calibration::{Calibrator, FitReport, FittedCalibration};
 use ragjudge_stats::conformal::ConformalScore;
@@ -25,7 +26,10 @@ pub(super) struct Report<'a> {
     /// Brier score and ECE on the test split (the calibration split when there is no test split).
     quality: Option<CalibrationQuality>,
     quality_on: &'static str,
+    /// Reliability diagram of the same split as `quality`.
+    reliability: &'a [ReliabilityBin],
     sets: &'a [SetReport],
+    provenance: Provenance,
 }
 
 impl<'a> Report<'a> {
@@ -47,7 +51,9 @@ impl<'a> Report<'a> {
             calibrator: &fitted.calibrator,
             quality: r.quality,
             quality_on: r.quality_on,
+            reliability: &r.reliability,
             sets: &r.sets,
+            provenance: Provenance::of_this_process(),
         }
     }
 }

@@ -2,12 +2,12 @@
 //! low quality baselines (a round robin among the four, so the baselines calibrate each other),
 //! and is placed by Elo among them.
 
-use super::{conclude, DiceArgs};
+use super::{conclude, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
 use ragjudge_dice::baseline::{placement, tiers_in_order, TierRecord, TIERS};
-use ragjudge_dice::run::{index_by_id, read_run, with_fields};
+use ragjudge_dice::run::{index_by_id, read_run};
 use ragjudge_dice::tournament::{run as run_tournament, Format, TournamentConfig};
 use serde_json::json;
 use std::collections::HashMap;
@@ -91,7 +91,7 @@ pub fn run(args: &BaselineArgs) -> Result<()> {
     let failures = run.failures();
     let report = json!({"target_elo": target_elo, "placement": tier, "tiers": per_tier, "leaderboard": board.systems,
                         "failed": failures.len(), "failures": failures});
-    let report = with_fields(report, run.report_fields(&trust));
+    let report = with_run_fields(report, &run, &trust);
     run.write_report("baseline.json", &report)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -2,11 +2,11 @@
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use super::{conclude, DiceArgs};
+use super::{conclude, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
-use ragjudge_dice::run::{read_run, with_fields};
+use ragjudge_dice::run::read_run;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -56,7 +56,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         "order_consistency": summary.order_consistency,
         "categories": summary.categories, "tau": args.dice.tau,
     });
-    let report = with_fields(report, run.report_fields(&trust));
+    let report = with_run_fields(report, &run, &trust);
     run.write_report("compare.json", &report)?;
     let mut csv = csv::Writer::from_path(run.out_dir().join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;

@@ -10,7 +10,8 @@ use crate::backends;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use ragjudge_core::text::Lang;
-use ragjudge_dice::run::{DiceRun, DiceRunOptions};
+use ragjudge_dice::run::{with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::trust::TrustReport;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -112,4 +113,11 @@ pub fn conclude(run: &DiceRun, judge_calls: usize, json_out: bool) -> Result<boo
     }
     run.ensure_judged()?;
     Ok(false)
+}
+
+/// `report` with the run's judge, usage, prior and trust fields and the provenance of this
+/// process (ragjudge version, command line), as the report files hold them.
+pub fn with_run_fields(report: serde_json::Value, run: &DiceRun, trust: &TrustReport) -> serde_json::Value {
+    let provenance = serde_json::json!({ "provenance": ragjudge_report::Provenance::of_this_process() });
+    with_fields(with_fields(report, run.report_fields(trust)), provenance)
 }

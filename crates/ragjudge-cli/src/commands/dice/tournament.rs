@@ -1,11 +1,11 @@
 //! `ragjudge tournament`: DICE matches among many systems (DICE §3.3), paired Swiss-style by
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
-use super::{conclude, DiceArgs};
+use super::{conclude, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::Record;
-use ragjudge_dice::run::{index_by_id, read_run, with_fields};
+use ragjudge_dice::run::{index_by_id, read_run};
 use ragjudge_dice::tournament::{run as run_tournament, Format, RankBy, TournamentConfig};
 use serde_json::json;
 use std::collections::HashMap;
@@ -99,7 +99,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "failures": failures,
         "matches": board.matches,
     });
-    let report = with_fields(report, run.report_fields(&trust));
+    let report = with_run_fields(report, &run, &trust);
     run.write_report("leaderboard.json", &report)?;
     let mut csv = csv::Writer::from_path(run.out_dir().join("leaderboard.csv"))?;
     csv.write_record(["rank", "system", "elo", "bt", "bt_ci_low", "bt_ci_high", "wins", "ties", "losses", "matches"])?;

@@ -1,0 +1,91 @@
+//! The self-contained HTML report: one file, inline SVG and CSS, no external resources, readable
+//! without JavaScript. Sections appear for the inputs present, summary first.
+
+mod page;
+mod sections;
+
+pub use page::{esc, responsive, CSP};
+
+use crate::charts::NamedChart;
+use crate::inputs::Inputs;
+use page::document;
+use std::fmt::Write as _;
+
+/// How the report is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    /// Page title.
+    pub title: String,
+    /// Questions shown in the drill-down (the rest are counted and named by file).
+    pub max_questions: usize,
+    /// Rows of long tables shown before "N more in FILE".
+    pub max_rows: usize,
+    /// The metric the summary sentence leads with (default: the first of a preference list
+    /// found in the scores, else the first score column).
+    pub headline: Option<String>,
+    /// The command line that made the report, for the provenance section.
+    pub command: Option<String>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            title: "ragjudge report".into(),
+            max_questions: 25,
+            max_rows: 40,
+            headline: None,
+            command: None,
+        }
+    }
+}
+
+/// A rendered report: the HTML and what went into it.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The document.
+    pub html: String,
+    /// Section titles, in page order.
+    pub sections: Vec<String>,
+    /// Charts drawn, by name.
+    pub charts: Vec<String>,
+    /// Notes about what was summarised or left out (also shown on the page).
+    pub notes: Vec<String>,
+}
+
+/// Renders the report of `inputs`.
+pub fn render(inputs: &Inputs, opts: &ReportOptions) -> Rendered {
+    let mut ctx = sections::Ctx::new(inputs, opts);
+    let parts: Vec<(&str, &str, String)> = vec![
+        ("summary", "Summary", sections::summary(&mut ctx)),
+        ("leaderboard", "Leaderboard", sections::leaderboard(&mut ctx)),
+        ("metrics", "Metrics", sections::metrics(&mut ctx)),
+        ("questions", "Questions", sections::questions(&mut ctx)),
+        ("calibration", "Calibration", sections::calibration(&mut ctx)),
+        ("weakness", "Weaknesses", sections::weakness(&mut ctx)),
+        ("robustness", "Robustness", sections::robustness(&mut ctx)),
+        ("provenance", "Provenance", sections::provenance(&mut ctx)),
+    ];
+    let present: Vec<&(&str, &str, String)> = parts.iter().filter(|(_, _, html)| !html.is_empty()).collect();
+    let mut body = String::from("<main>\n<header class=\"top\">");
+    let _ = write!(body, "<h1>{}</h1>", esc(&opts.title));
+    body.push_str("<nav class=\"toc\">");
+    for (id, title, _) in &present {
+        let _ = write!(body, "<a href=\"#{id}\">{title}</a>");
+    }
+    body.push_str("</nav></header>\n");
+    for (id, title, html) in &present {
+        let _ = write!(body, "<section id=\"{id}\">\n<h2>{title}</h2>\n{html}\n</section>\n");
+    }
+    body.push_str("</main>");
+    Rendered {
+        html: document(&opts.title, &body),
+        sections: present.iter().map(|(_, t, _)| t.to_string()).collect(),
+        charts: ctx.drawn.clone(),
+        notes: ctx.notes.clone(),
+    }
+}
+
+/// The names of the charts `inputs` can give, for `ragjudge plot --list`.
+pub fn chart_names(charts: &[NamedChart]) -> Vec<&str> {
+    charts.iter().map(|c| c.name.as_str()).collect()
+}

@@ -1,0 +1,429 @@
+//! What a report is made of: each path given to `ragjudge report` is recognised as one of the
+//! outputs ragjudge commands write, read, and kept; what cannot be recognised is listed with the
+//! reason, never dropped silently.
+
+use crate::provenance::Provenance;
+use ragjudge_analysis::robustness::RobustnessReport;
+use ragjudge_analysis::weakness::WeaknessReport;
+use ragjudge_core::{ReadOptions, Record, RecordReader};
+use ragjudge_dice::labels::PairLabel;
+use ragjudge_dice::tournament::{PlayedMatch, Standing};
+use ragjudge_dice::traces::TraceRecord;
+use ragjudge_eval::scores::{read_score_file, ScoreFile};
+use ragjudge_eval::SummaryReport;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// One recognised input.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// Per-record scores (`score --output FILE.csv|jsonl`).
+    Scores(ScoreInput),
+    /// A score summary (`score --json` saved to a file).
+    ScoreSummary(SummaryReport),
+    /// A DICE run directory (`compare`, `tournament` or `baseline` `--output DIR`).
+    Dice(Box<DiceInput>),
+    /// A calibration report (`calibrate --report FILE`).
+    Calibration(Box<CalibrationInput>),
+    /// A weakness analysis (`weakness --output DIR`, its `weakness.json`).
+    Weakness(Vec<WeaknessInput>),
+    /// A robustness analysis (`robustness --output DIR`, its `robustness.json`).
+    Robustness(Box<RobustnessReport>),
+    /// Records (runs): questions and answers shown in the drill-down.
+    Records(Vec<Record>),
+}
+
+impl Input {
+    /// What the input is, in a few words.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Input::Scores(_) => "per-record scores",
+            Input::ScoreSummary(_) => "score summary",
+            Input::Dice(d) => match d.kind {
+                DiceKind::Tournament => "tournament",
+                DiceKind::Compare => "comparison",
+                DiceKind::Baseline => "baseline placement",
+            },
+            Input::Calibration(_) => "calibration",
+            Input::Weakness(_) => "weakness analysis",
+            Input::Robustness(_) => "robustness analysis",
+            Input::Records(_) => "records",
+        }
+    }
+}
+
+/// Per-record scores with the evidence the JSONL form keeps.
+#[derive(Debug, Clone)]
+pub struct ScoreInput {
+    /// Numeric columns and rows.
+    pub file: ScoreFile,
+    /// The `detail` object of each row (JSONL only), in row order; empty for CSV.
+    pub details: Vec<Option<Map<String, Value>>>,
+    /// The `error` cell of each row that has one: (row index, message).
+    pub errors: Vec<(usize, String)>,
+}
+
+/// Which DICE command wrote a run directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiceKind {
+    /// `leaderboard.json`.
+    Tournament,
+    /// `compare.json`.
+    Compare,
+    /// `baseline.json`.
+    Baseline,
+}
+
+/// A DICE run directory.
+#[derive(Debug, Clone)]
+pub struct DiceInput {
+    /// Which command.
+    pub kind: DiceKind,
+    /// The report file as written.
+    pub report: Value,
+    /// Tournament standings (tournaments only).
+    pub standings: Vec<Standing>,
+    /// Matches played, in order (tournaments only).
+    pub matches: Vec<PlayedMatch>,
+    /// `traces.jsonl`.
+    pub traces: Vec<TraceRecord>,
+    /// `labels.jsonl`.
+    pub labels: Vec<PairLabel>,
+    /// The report's provenance, when it has one.
+    pub provenance: Option<Provenance>,
+}
+
+/// A calibration report.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CalibrationInput {
+    /// Method name.
+    pub method: String,
+    /// Score columns.
+    pub score_columns: Vec<String>,
+    /// Label column.
+    pub label_column: String,
+    /// Binarisation threshold.
+    pub binarize: Option<f64>,
+    /// Rows joined.
+    pub joined: usize,
+    /// Test rows.
+    pub test: usize,
+    /// Conformal error rate.
+    pub alpha: f64,
+    /// Brier score and ECE.
+    pub quality: Option<Value>,
+    /// Split `quality` was measured on.
+    pub quality_on: String,
+    /// Reliability bins.
+    #[serde(default)]
+    pub reliability: Vec<ReliabilityBinIn>,
+    /// Conformal sets per non-conformity score.
+    pub sets: Vec<Value>,
+    /// Provenance.
+    #[serde(default)]
+    pub provenance: Option<Provenance>,
+}
+
+/// One reliability bin as `calibrate --report` writes it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReliabilityBinIn {
+    /// Rows.
+    pub count: usize,
+    /// Mean confidence.
+    pub confidence: f64,
+    /// Accuracy.
+    pub accuracy: f64,
+}
+
+/// One metric of a weakness analysis.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WeaknessInput {
+    /// The metric.
+    pub metric: String,
+    /// Rows without a value or strata.
+    pub rows_left_out: usize,
+    /// The analysis.
+    pub report: WeaknessReport,
+}
+
+/// A path that was read and recognised.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// Where it came from.
+    pub path: PathBuf,
+    /// What it is.
+    pub input: Input,
+}
+
+/// A path, or a file inside a directory, that was not used, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path.
+    pub path: PathBuf,
+    /// Why it was not used.
+    pub reason: String,
+}
+
+/// Everything read for one report.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Recognised inputs, in the order given (files of a directory in name order).
+    pub loaded: Vec<Loaded>,
+    /// What was skipped.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Files a DICE run directory holds beside its report.
+const DICE_FILES: [&str; 3] = ["traces.jsonl", "labels.jsonl", "leaderboard.csv"];
+/// Files a weakness directory holds beside `weakness.json` (its charts are drawn again).
+const WEAKNESS_FILES: [&str; 3] = ["marginal.csv", "bivariate.csv", "plots"];
+/// Files a robustness directory holds beside `robustness.json` (its charts are drawn again).
+const ROBUSTNESS_FILES: [&str; 4] = ["deltas.csv", "worst.csv", "ood.csv", "plots"];
+
+/// Reads every path: files by their content, directories by the files ragjudge commands write
+/// there (other files of a directory are read one by one).
+pub fn read_inputs(paths: &[PathBuf]) -> Inputs {
+    let mut out = Inputs::default();
+    for path in paths {
+        if path.is_dir() {
+            read_dir(path, &mut out);
+        } else {
+            read_one(path, &mut out);
+        }
+    }
+    out
+}
+
+fn read_dir(dir: &Path, out: &mut Inputs) {
+    let mut names: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) => {
+            out.skipped.push(Skipped { path: dir.to_path_buf(), reason: format!("cannot read directory: {e}") });
+            return;
+        }
+    };
+    names.sort();
+    let has = |n: &str| dir.join(n).is_file();
+    let mut used: Vec<&str> = Vec::new();
+    for (report, kind) in [
+        ("leaderboard.json", DiceKind::Tournament),
+        ("compare.json", DiceKind::Compare),
+        ("baseline.json", DiceKind::Baseline),
+    ] {
+        if has(report) {
+            match read_dice(dir, report, kind) {
+                Ok(d) => out.loaded.push(Loaded { path: dir.join(report), input: Input::Dice(Box::new(d)) }),
+                Err(reason) => out.skipped.push(Skipped { path: dir.join(report), reason }),
+            }
+            used.push(report);
+            used.extend(DICE_FILES);
+        }
+    }
+    if has("weakness.json") {
+        read_one(&dir.join("weakness.json"), out);
+        used.push("weakness.json");
+        used.extend(WEAKNESS_FILES);
+    }
+    if has("robustness.json") {
+        read_one(&dir.join("robustness.json"), out);
+        used.push("robustness.json");
+        used.extend(ROBUSTNESS_FILES);
+    }
+    for path in names {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if used.contains(&name) {
+            continue;
+        }
+        if path.is_dir() {
+            out.skipped
+                .push(Skipped { path, reason: "a directory inside an input directory (give it on its own)".into() });
+        } else {
+            read_one(&path, out);
+        }
+    }
+}
+
+/// Reads one file, recognised by its content.
+fn read_one(path: &Path, out: &mut Inputs) {
+    match recognise(path) {
+        Ok(input) => out.loaded.push(Loaded { path: path.to_path_buf(), input }),
+        Err(reason) => out.skipped.push(Skipped { path: path.to_path_buf(), reason }),
+    }
+}
+
+fn recognise(path: &Path) -> Result<Input, String> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    match ext.as_str() {
+        "json" => recognise_json(path),
+        "jsonl" | "ndjson" => recognise_jsonl(path),
+        "csv" => {
+            let file = read_score_file(path).map_err(|e| e.to_string())?;
+            if file.columns.is_empty() {
+                return Err("a CSV without numeric score columns".into());
+            }
+            let n = file.rows.len();
+            Ok(Input::Scores(ScoreInput { file, details: vec![None; n], errors: Vec::new() }))
+        }
+        _ => Err("not an output ragjudge reports on (expected .json, .jsonl or .csv)".into()),
+    }
+}
+
+fn recognise_json(path: &Path) -> Result<Input, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if let Some(dir) = path.parent() {
+        for (report, kind) in [
+            ("leaderboard.json", DiceKind::Tournament),
+            ("compare.json", DiceKind::Compare),
+            ("baseline.json", DiceKind::Baseline),
+        ] {
+            if name == report {
+                return read_dice(dir, report, kind).map(|d| Input::Dice(Box::new(d)));
+            }
+        }
+    }
+    if v.get("calibrator").is_some() && v.get("sets").is_some() {
+        return serde_json::from_value(v)
+            .map(|c| Input::Calibration(Box::new(c)))
+            .map_err(|e| format!("a calibration report with a bad field: {e}"));
+    }
+    if v.as_array().and_then(|a| a.first()).is_some_and(|m| m.get("report").and_then(|r| r.get("marginal")).is_some()) {
+        return serde_json::from_value(v)
+            .map(Input::Weakness)
+            .map_err(|e| format!("a weakness report with a bad field: {e}"));
+    }
+    if v.get("deltas").is_some() && v.get("exclusions").is_some() {
+        return serde_json::from_value(v)
+            .map(|r| Input::Robustness(Box::new(r)))
+            .map_err(|e| format!("a robustness report with a bad field: {e}"));
+    }
+    let first = v.get("systems").and_then(Value::as_array).and_then(|s| s.first());
+    if first.is_some_and(|s| s.get("metrics").is_some()) {
+        return serde_json::from_value(v)
+            .map(Input::ScoreSummary)
+            .map_err(|e| format!("a score summary with a bad field: {e}"));
+    }
+    Err("a JSON file of no known kind (score summary, leaderboard, calibration, weakness, robustness)".into())
+}
+
+fn recognise_jsonl(path: &Path) -> Result<Input, String> {
+    let first = first_object(path)?;
+    if first.contains_key("query") && first.contains_key("answer") {
+        let reader = RecordReader::open(path, &ReadOptions::default()).map_err(|e| e.to_string())?;
+        let records: Result<Vec<Record>, _> = reader.collect();
+        return records.map(Input::Records).map_err(|e| e.to_string());
+    }
+    if first.contains_key("question_id") && first.contains_key("label_probs") {
+        return Err("DICE traces: give the run directory instead".into());
+    }
+    if first.contains_key("id") && first.contains_key("system") {
+        let file = read_score_file(path).map_err(|e| e.to_string())?;
+        let (details, errors) = read_details(path)?;
+        if details.len() != file.rows.len() {
+            return Err(format!("{} rows of scores but {} detail lines", file.rows.len(), details.len()));
+        }
+        return Ok(Input::Scores(ScoreInput { file, details, errors }));
+    }
+    Err("JSON lines of no known kind (records with query and answer, or scores with id and system)".into())
+}
+
+/// The first non-blank line of a JSONL file, as an object.
+fn first_object(path: &Path) -> Result<Map<String, Value>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("line {}: cannot read: {e}", i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        return match serde_json::from_str::<Value>(&line) {
+            Ok(Value::Object(m)) => Ok(m),
+            Ok(_) => Err(format!("line {}: not a JSON object", i + 1)),
+            Err(e) => Err(format!("line {}: not JSON: {e}", i + 1)),
+        };
+    }
+    Err("empty".into())
+}
+
+type Details = (Vec<Option<Map<String, Value>>>, Vec<(usize, String)>);
+
+/// The `detail` object and `error` cell of each line of a JSONL score file.
+fn read_details(path: &Path) -> Result<Details, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let (mut details, mut errors) = (Vec::new(), Vec::new());
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("line {}: cannot read: {e}", i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&line).map_err(|e| format!("line {}: not JSON: {e}", i + 1))?;
+        if let Some(e) = v.get("error").and_then(Value::as_str).filter(|e| !e.is_empty()) {
+            errors.push((details.len(), e.to_string()));
+        }
+        details.push(v.get("detail").and_then(Value::as_object).cloned());
+    }
+    Ok((details, errors))
+}
+
+/// Reads a DICE run directory whose report is `report`.
+fn read_dice(dir: &Path, report: &str, kind: DiceKind) -> Result<DiceInput, String> {
+    let path = dir.join(report);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let field = |name: &str| v.get(name).cloned().unwrap_or(Value::Null);
+    let standings_field = match kind {
+        DiceKind::Tournament => "systems",
+        DiceKind::Baseline => "leaderboard",
+        DiceKind::Compare => "",
+    };
+    let standings: Vec<Standing> = match field(standings_field) {
+        Value::Null => Vec::new(),
+        s => serde_json::from_value(s).map_err(|e| format!("field `{standings_field}`: {e}"))?,
+    };
+    let matches: Vec<PlayedMatch> = match field("matches") {
+        Value::Null => Vec::new(),
+        m => serde_json::from_value(m).map_err(|e| format!("field `matches`: {e}"))?,
+    };
+    let provenance = serde_json::from_value(field("provenance")).ok();
+    Ok(DiceInput {
+        kind,
+        standings,
+        matches,
+        traces: read_lines(&dir.join("traces.jsonl"))?,
+        labels: read_lines(&dir.join("labels.jsonl"))?,
+        provenance,
+        report: v,
+    })
+}
+
+/// Every line of a JSONL file as `T`; a missing file is empty.
+fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("{}:{}: cannot read: {e}", path.display(), i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(serde_json::from_str(&line).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?);
+    }
+    Ok(out)
+}
+
+/// The records of every `Records` input, by (id, system).
+pub fn records_by_key(inputs: &Inputs) -> BTreeMap<(String, String), &Record> {
+    let mut out = BTreeMap::new();
+    for l in &inputs.loaded {
+        if let Input::Records(rs) = &l.input {
+            for r in rs {
+                out.entry((r.id.clone(), r.system.clone())).or_insert(r);
+            }
+        }
+    }
+    out
+}
