@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod adversarial;
+mod files_error;
 pub mod perturb;
 pub mod robustness;
 pub mod weakness;

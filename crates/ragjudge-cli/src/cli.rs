@@ -12,8 +12,9 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The subcommands (parsed once per process, so their sizes do not matter).
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Score records with per-record metrics and summarise them per system.
     Score(commands::score::ScoreArgs),

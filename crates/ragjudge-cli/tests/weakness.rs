@@ -25,6 +25,12 @@ fn a_weak_stratum_is_named_and_written() {
     let marginal = std::fs::read_to_string(dir.path().join("weak/marginal.csv")).unwrap();
     assert_eq!(marginal.lines().count(), 3, "{marginal}");
     assert!(dir.path().join("weak/weakness.json").exists() && dir.path().join("weak/bivariate.csv").exists());
+    // Plots beside the tables: the slices of m and its distribution per topic, as SVG and PNG.
+    for name in ["slices-m", "strata-m-topic"] {
+        for ext in ["svg", "png"] {
+            assert!(dir.path().join(format!("weak/plots/{name}.{ext}")).exists(), "{name}.{ext}");
+        }
+    }
 
     let o = ragjudge(&["weakness", "--scores", &scores, "--by", "nope"]);
     assert_one_line_error(&o, "missing column `nope`");

@@ -122,7 +122,7 @@ fn a_partial_directory_renders_what_it_can_and_says_what_it_skipped() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("leaderboard.json"), "{ not json").unwrap();
     scores_csv(&dir, 8, 2);
-    let inputs = read_inputs(&[dir.clone()]);
+    let inputs = read_inputs(std::slice::from_ref(&dir));
     assert_eq!(inputs.loaded.len(), 1);
     assert!(matches!(inputs.loaded[0].input, Input::Scores(_)));
     assert_eq!(inputs.skipped.len(), 1);

@@ -3,23 +3,8 @@
 //! with the largest drops) and `ood.csv` (out-of-distribution queries per system).
 
 use super::RobustnessReport;
-use std::path::{Path, PathBuf};
-
-/// A file of the analysis could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: cannot write: {message}", path.display())]
-pub struct FilesError {
-    /// The file or directory.
-    pub path: PathBuf,
-    /// Why.
-    pub message: String,
-}
-
-impl FilesError {
-    fn new(path: &Path, e: impl std::fmt::Display) -> Self {
-        Self { path: path.to_path_buf(), message: e.to_string() }
-    }
-}
+pub use crate::files_error::FilesError;
+use std::path::Path;
 
 fn cell(x: Option<f64>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()

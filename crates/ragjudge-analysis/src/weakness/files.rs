@@ -2,24 +2,9 @@
 //! `bivariate.csv` (a row per slice or cell, every metric).
 
 use super::WeaknessReport;
+pub use crate::files_error::FilesError;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-/// A file of the analysis could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: cannot write: {message}", path.display())]
-pub struct FilesError {
-    /// The file or directory.
-    pub path: PathBuf,
-    /// Why.
-    pub message: String,
-}
-
-impl FilesError {
-    fn new(path: &Path, e: impl std::fmt::Display) -> Self {
-        Self { path: path.to_path_buf(), message: e.to_string() }
-    }
-}
+use std::path::Path;
 
 /// `weakness.json`, `marginal.csv` and `bivariate.csv` in `dir`.
 pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Result<(), FilesError> {

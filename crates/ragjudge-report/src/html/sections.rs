@@ -408,22 +408,53 @@ pub(super) fn metrics(ctx: &mut Ctx<'_>) -> String {
                 s.push_str(&warnings(&title, &items));
             }
         }
-        let max_charts = 2 * ctx.opts.max_rows;
+        // Charts of the key metrics only (the headline, then the preference list, then the first
+        // columns); every metric is in the table and `ragjudge plot` draws any of them.
+        let key = key_metrics(summary, ctx.headline().map(|(m, _)| m).as_deref(), MAX_METRICS_DRAWN);
+        let drawn: Vec<&NamedChart> = charts
+            .iter()
+            .filter(|c| key.iter().any(|m| c.name == format!("mean-{m}") || c.name == format!("distribution-{m}")))
+            .collect();
         s.push_str("<div class=\"grid2\">");
-        for c in charts.iter().take(max_charts) {
+        for c in &drawn {
             s.push_str(&ctx.figure(c));
         }
         s.push_str("</div>");
-        if charts.len() > max_charts {
+        if charts.len() > drawn.len() {
             let note = ctx.note(format!(
-                "{} more charts: list them with `ragjudge plot {} --list`",
-                charts.len() - max_charts,
+                "charts drawn for {} of the metrics ({}); {} more: `ragjudge plot {} --list`",
+                key.len(),
+                key.join(", "),
+                charts.len() - drawn.len(),
                 l.path.display()
             ));
             s.push_str(&note);
         }
     }
     s
+}
+
+/// Metrics whose charts the page draws.
+const MAX_METRICS_DRAWN: usize = 4;
+
+/// Up to `max` metrics of `summary`: `headline` first, then the preference list, then column order.
+fn key_metrics(summary: &SummaryReport, headline: Option<&str>, max: usize) -> Vec<String> {
+    let mut all: Vec<&str> = Vec::new();
+    for sys in &summary.systems {
+        for m in &sys.metrics {
+            if m.mean.is_some() && !all.contains(&m.metric.as_str()) {
+                all.push(&m.metric);
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    let candidates = headline.into_iter().chain(HEADLINE_PREFERENCE.iter().copied()).chain(all.iter().copied());
+    for m in candidates {
+        if out.len() < max && all.contains(&m) && !out.iter().any(|o| o == m) {
+            out.push(m.to_string());
+        }
+    }
+    out
 }
 
 fn summary_table(summary: &SummaryReport) -> String {
@@ -498,13 +529,23 @@ pub(super) fn questions(ctx: &mut Ctx<'_>) -> String {
     if shown < ids.len() {
         ctx.notes.push(format!("{} of {} questions shown in the drill-down", shown, ids.len()));
     }
+    let mut hidden = 0;
     for id in &ids[..shown] {
-        s.push_str(&question(ctx, id, &score_inputs));
+        let (html, h) = question(ctx, id, &score_inputs);
+        s.push_str(&html);
+        hidden += h;
+    }
+    if hidden > 0 {
+        ctx.notes.push(format!(
+            "{hidden} judge verdicts left out of the drill-down (at most {} per question)",
+            2 * ctx.opts.max_rows
+        ));
     }
     s
 }
 
-fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) -> String {
+/// One question's drill-down, and how many of its verdicts were left out for length.
+fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) -> (String, usize) {
     let mine: Vec<(&(String, String), &&Record)> = ctx.records.iter().filter(|((q, _), _)| q == id).collect();
     let query = mine.first().map(|(_, r)| r.query.clone()).unwrap_or_default();
     let mut s = format!(
@@ -566,8 +607,21 @@ fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) ->
         ("categories", false),
         ("reasoning", false),
     ]);
-    for (_, d) in ctx.dice() {
-        for t in d.traces.iter().filter(|t| t.question_id == id) {
+    let limit = 2 * ctx.opts.max_rows;
+    let mut hidden = 0;
+    for (l, d) in ctx.dice() {
+        let mine: Vec<_> = d.traces.iter().filter(|t| t.question_id == id).collect();
+        if mine.len() > limit {
+            hidden += mine.len() - limit;
+            let _ = write!(
+                s,
+                "<p class=\"muted\">{} of {} verdicts on this question shown; all are in <code>traces.jsonl</code> beside <code>{}</code>.</p>",
+                limit,
+                mine.len(),
+                esc(&l.path.display().to_string())
+            );
+        }
+        for t in mine.into_iter().take(limit) {
             let first = match t.order {
                 ragjudge_dice::judgement::Order::Ab => &t.system_a,
                 ragjudge_dice::judgement::Order::Ba => &t.system_b,
@@ -595,7 +649,7 @@ fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) ->
         s.push_str(&verdicts.html());
     }
     s.push_str("</details>");
-    s
+    (s, hidden)
 }
 
 /// A score row's evidence (its `detail` object), highlights first.
