@@ -7,6 +7,7 @@ use ragjudge_charts::{
     Bar, Chart, ChartBody, ColorScale, DistStyle, Group, HeatCell, IntervalRow, ReliabilityBin, Series,
 };
 use ragjudge_dice::elo::EloConfig;
+use ragjudge_dice::labels::Label;
 use ragjudge_eval::{Summarizer, SummaryReport};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -92,7 +93,7 @@ pub fn dice_charts(d: &DiceInput) -> Vec<NamedChart> {
         if let Some(body) = win_matrix(d) {
             out.push(named(
                 "win-matrix",
-                "Score of the row system against the column system",
+                "Score of the row system against the column system (question wins-ties-losses)",
                 "opponent",
                 "system",
                 body,
@@ -148,7 +149,8 @@ fn elo_series(d: &DiceInput) -> Vec<Series> {
     series
 }
 
-/// Mean DICE score of the row system against the column system, over their matches.
+/// Mean DICE score of the row system against the column system, over their matches, with the
+/// row system's question wins-ties-losses from `labels.jsonl` under it.
 fn win_matrix(d: &DiceInput) -> Option<ChartBody> {
     let systems: Vec<String> = d.standings.iter().map(|s| s.system.clone()).collect();
     if systems.len() < 2 {
@@ -163,6 +165,17 @@ fn win_matrix(d: &DiceInput) -> Option<ChartBody> {
         e.0 += 1.0 - m.s_a;
         e.1 += 1;
     }
+    // (row, column) -> [wins, ties, losses] of the row system, question by question.
+    let mut record: BTreeMap<(&str, &str), [usize; 3]> = BTreeMap::new();
+    for l in &d.labels {
+        let k = match l.label {
+            Label::A => 0,
+            Label::Tie => 1,
+            Label::B => 2,
+        };
+        record.entry((l.system_a.as_str(), l.system_b.as_str())).or_default()[k] += 1;
+        record.entry((l.system_b.as_str(), l.system_a.as_str())).or_default()[2 - k] += 1;
+    }
     let cells = systems
         .iter()
         .map(|r| {
@@ -171,7 +184,10 @@ fn win_matrix(d: &DiceInput) -> Option<ChartBody> {
                 .map(|c| {
                     sums.get(&(r.as_str(), c.as_str())).map(|&(s, n)| HeatCell {
                         value: s / n as f64,
-                        text: format!("{:.2}", s / n as f64),
+                        text: match record.get(&(r.as_str(), c.as_str())) {
+                            Some([w, t, l]) => format!("{:.2}\n{w}-{t}-{l}", s / n as f64),
+                            None => format!("{:.2}", s / n as f64),
+                        },
                         masked: false,
                     })
                 })

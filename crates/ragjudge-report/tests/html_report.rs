@@ -147,3 +147,20 @@ fn large_inputs_are_summarised_not_dropped() {
     assert!(r.html.contains("<td>s63</td>"));
     assert!(r.html.len() < 10_000_000, "{} bytes", r.html.len());
 }
+
+#[test]
+fn the_win_matrix_counts_question_labels_from_both_sides() {
+    use ragjudge_charts::ChartBody;
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tournament_dir(tmp.path(), 2);
+    let label = |id: &str, l: &str| json!({"id": id, "system_a": "s0", "system_b": "s1", "label": l, "s_a": 0.5, "probs": {"a": 0.4, "b": 0.3, "tie": 0.3}});
+    let lines = [label("q1", "A"), label("q2", "A"), label("q3", "tie")];
+    std::fs::write(t.join("labels.jsonl"), lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let charts = ragjudge_report::charts::all_charts(&read_inputs(&[t]));
+    let m = charts.iter().find(|c| c.name == "win-matrix").unwrap();
+    let ChartBody::Heatmap { cells, .. } = &m.chart.body else { panic!("not a heatmap") };
+    // s0 beat s1 on two questions and tied one; the one match scored s_a = 0.75.
+    assert_eq!(cells[0][1].as_ref().unwrap().text, "0.75\n2-1-0");
+    assert_eq!(cells[1][0].as_ref().unwrap().text, "0.25\n0-1-2");
+    assert!(cells[0][0].is_none());
+}
