@@ -34,6 +34,9 @@ fn plot_lists_and_draws_one_chart() {
     let o = ragjudge(&["plot", &s, "--list"]);
     let listed = stdout(&o);
     assert!(listed.contains("mean-rougeL_f") && listed.contains("distribution-rougeL_f"), "{listed}");
+    let o = ragjudge(&["plot", &s, "--list", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v[0]["name"], "mean-rougeL_f");
     let png = dir.path().join("m.png").display().to_string();
     let o = ragjudge(&["plot", &s, "--chart", "mean-rougeL_f", "--output", &png]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -104,6 +104,9 @@ pub struct PlotArgs {
     /// List the charts these inputs give, with their titles.
     #[arg(long)]
     pub list: bool,
+    /// Print the list, or the file written, as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `ragjudge plot`.
@@ -114,6 +117,12 @@ pub fn run_plot(args: &PlotArgs) -> Result<()> {
     }
     let charts = all_charts(&inputs);
     if args.list {
+        if args.json {
+            let v: Vec<_> =
+                charts.iter().map(|c| serde_json::json!({"name": c.name, "title": c.chart.title})).collect();
+            println!("{}", serde_json::to_string_pretty(&v)?);
+            return Ok(());
+        }
         for c in &charts {
             println!("{:<32} {}", c.name, c.chart.title);
         }
@@ -132,6 +141,11 @@ pub fn run_plot(args: &PlotArgs) -> Result<()> {
     let own = c.chart.suggested_size();
     let size = Size { width: args.width.unwrap_or(own.width), height: args.height.unwrap_or(own.height) };
     write_chart(&c.chart, output, size)?;
-    println!("{}: {} ({}x{})", output.display(), c.chart.title, size.width, size.height);
+    if args.json {
+        let v = serde_json::json!({"output": output, "chart": c.name, "title": c.chart.title, "width": size.width, "height": size.height});
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("{}: {} ({}x{})", output.display(), c.chart.title, size.width, size.height);
+    }
     Ok(())
 }
