@@ -324,6 +324,35 @@ struct Axes {
     right: i32,
 }
 
+impl Axes {
+    /// Numbers on both axes with grid lines.
+    fn numeric(x: (f64, f64), y: (f64, f64), left: i32, right: i32) -> Self {
+        Axes { x, y, x_ticks: true, y_ticks: true, x_grid: true, y_grid: true, left, bottom: 30, right }
+    }
+
+    /// `n` categories along x (the chart labels them) over a numeric y axis from `lo` to `hi`,
+    /// wide enough on the left for its tick labels.
+    fn categories(n: usize, (lo, hi): (f64, f64), bottom: i32) -> Self {
+        Axes {
+            x: (0.0, n as f64),
+            y: (lo, hi),
+            x_ticks: false,
+            y_ticks: true,
+            x_grid: false,
+            y_grid: true,
+            left: tick_label_width(lo, hi),
+            bottom,
+            right: 0,
+        }
+    }
+}
+
+/// Pixels left of a plot for the y tick labels of `lo..hi`.
+fn tick_label_width(lo: f64, hi: f64) -> i32 {
+    let dec = tick_decimals(hi - lo, 6);
+    [lo, hi].iter().map(|v| text_width(&fmt_num(*v, dec), TICK_SIZE)).max().unwrap_or(0) + 14
+}
+
 /// Builds a Cartesian chart on `canvas` for `axes`, draws the mesh, ticks and axis labels, then
 /// hands the data -> pixel map and the plot rectangle to `body`.
 fn with_axes<DB: DrawingBackend>(
@@ -627,19 +656,7 @@ fn distributions<DB: DrawingBackend>(
     let g = groups.len();
     let (lo, hi) = min_max(groups.iter().flat_map(|gr| gr.values.iter().copied()));
     let (lo, hi) = padded(lo, hi, 0.05);
-    let ydec = tick_decimals(hi - lo, 6);
-    let left = [lo, hi].iter().map(|v| text_width(&fmt_num(*v, ydec), TICK_SIZE)).max().unwrap_or(0) + 14;
-    let axes = Axes {
-        x: (0.0, g as f64),
-        y: (lo, hi),
-        x_ticks: false,
-        y_ticks: true,
-        x_grid: false,
-        y_grid: true,
-        left,
-        bottom: 40,
-        right: 0,
-    };
+    let axes = Axes::categories(g, (lo, hi), 40);
     with_axes(canvas, chart, axes, |map, plot| {
         let slot = (plot.x.end - plot.x.start) as f64 / g as f64;
         for (gi, gr) in groups.iter().enumerate() {
@@ -725,19 +742,7 @@ fn lines<DB: DrawingBackend>(canvas: &Canvas<'_, DB>, chart: &Chart, series: &[S
     let (y_lo, y_hi) = padded(y_lo, y_hi, 0.06);
     let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
     let legend_w = legend_width(&names, canvas.w);
-    let ydec = tick_decimals(y_hi - y_lo, 6);
-    let left = [y_lo, y_hi].iter().map(|v| text_width(&fmt_num(*v, ydec), TICK_SIZE)).max().unwrap_or(0) + 14;
-    let axes = Axes {
-        x: (x_lo, x_hi),
-        y: (y_lo, y_hi),
-        x_ticks: true,
-        y_ticks: true,
-        x_grid: true,
-        y_grid: true,
-        left,
-        bottom: 30,
-        right: legend_w,
-    };
+    let axes = Axes::numeric((x_lo, x_hi), (y_lo, y_hi), tick_label_width(y_lo, y_hi), legend_w);
     with_axes(canvas, chart, axes, |map, plot| {
         for (si, s) in series.iter().enumerate() {
             let c = okabe_ito(si);
@@ -789,19 +794,7 @@ fn scatter<DB: DrawingBackend>(
     let legend_w = legend_width(&names, canvas.w);
     let (x_lo, x_hi) = padded_pair(min_max(points.iter().map(|p| p.x)), 0.04);
     let (y_lo, y_hi) = padded_pair(min_max(points.iter().map(|p| p.y)), 0.06);
-    let ydec = tick_decimals(y_hi - y_lo, 6);
-    let left = [y_lo, y_hi].iter().map(|v| text_width(&fmt_num(*v, ydec), TICK_SIZE)).max().unwrap_or(0) + 14;
-    let axes = Axes {
-        x: (x_lo, x_hi),
-        y: (y_lo, y_hi),
-        x_ticks: true,
-        y_ticks: true,
-        x_grid: true,
-        y_grid: true,
-        left,
-        bottom: 30,
-        right: legend_w,
-    };
+    let axes = Axes::numeric((x_lo, x_hi), (y_lo, y_hi), tick_label_width(y_lo, y_hi), legend_w);
     with_axes(canvas, chart, axes, |map, plot| {
         for p in points.iter().filter(|p| !p.marked) {
             canvas.circle(map(p.x, p.y), 3, fill(color_of(&p.group), 0.75))?;
@@ -828,17 +821,7 @@ fn reliability<DB: DrawingBackend>(
     chart: &Chart,
     bins: &[ReliabilityBin],
 ) -> Result<(), ChartError> {
-    let axes = Axes {
-        x: (0.0, 1.0),
-        y: (0.0, 1.0),
-        x_ticks: true,
-        y_ticks: true,
-        x_grid: true,
-        y_grid: true,
-        left: 44,
-        bottom: 30,
-        right: 0,
-    };
+    let axes = Axes::numeric((0.0, 1.0), (0.0, 1.0), 44, 0);
     let max_count = bins.iter().map(|b| b.count).max().unwrap_or(0).max(1) as f64;
     with_axes(canvas, chart, axes, |map, _plot| {
         canvas.dashed(map(0.0, 0.0), map(1.0, 1.0), MUTED, 1)?;
@@ -863,19 +846,7 @@ fn bars_chart<DB: DrawingBackend>(canvas: &Canvas<'_, DB>, chart: &Chart, bars: 
     let span = if vhi > vlo { vhi - vlo } else { 1.0 };
     let y_lo = if vlo < 0.0 { vlo - 0.08 * span } else { 0.0 };
     let y_hi = if vhi > 0.0 || vlo == 0.0 { vhi + 0.1 * span } else { 0.0 };
-    let ydec = tick_decimals(y_hi - y_lo, 6);
-    let left = [y_lo, y_hi].iter().map(|v| text_width(&fmt_num(*v, ydec), TICK_SIZE)).max().unwrap_or(0) + 14;
-    let axes = Axes {
-        x: (0.0, nb as f64),
-        y: (y_lo, y_hi),
-        x_ticks: false,
-        y_ticks: true,
-        x_grid: false,
-        y_grid: true,
-        left,
-        bottom: 26,
-        right: 0,
-    };
+    let axes = Axes::categories(nb, (y_lo, y_hi), 26);
     with_axes(canvas, chart, axes, |map, plot| {
         let slot = (plot.x.end - plot.x.start) as f64 / nb as f64;
         for (i, b) in bars.iter().enumerate() {

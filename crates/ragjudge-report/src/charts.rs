@@ -2,13 +2,14 @@
 //! a name `ragjudge plot` can ask for. Charts are data ([`Chart`]); `ragjudge-charts` draws them.
 
 use crate::inputs::{CalibrationInput, DiceInput, Input, Inputs, ScoreInput, WeaknessInput};
+use crate::summary::{summarize_file, Resummarize};
 use ragjudge_analysis::robustness::RobustnessReport;
 use ragjudge_charts::{
     Bar, Chart, ChartBody, ColorScale, DistStyle, Group, HeatCell, IntervalRow, ReliabilityBin, Series,
 };
 use ragjudge_dice::elo::EloConfig;
 use ragjudge_dice::labels::Label;
-use ragjudge_eval::{Summarizer, SummaryReport};
+use ragjudge_eval::SummaryReport;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -35,7 +36,7 @@ pub fn all_charts(inputs: &Inputs) -> Vec<NamedChart> {
     for l in &inputs.loaded {
         match &l.input {
             Input::Dice(d) => out.extend(dice_charts(d)),
-            Input::Scores(s) => out.extend(score_charts(s, &summarize(s))),
+            Input::Scores(s) => out.extend(score_charts(s, &summarize(s), None)),
             Input::ScoreSummary(s) => out.extend(summary_charts(s)),
             Input::Calibration(c) => out.extend(calibration_charts(c)),
             Input::Weakness(w) => out.extend(weakness_charts(w)),
@@ -49,12 +50,8 @@ pub fn all_charts(inputs: &Inputs) -> Vec<NamedChart> {
 /// The per-system summary of a score file, as `score` computes it (1000 Poisson-bootstrap
 /// replicates, seed 0, 95%): the same intervals `score` printed.
 pub fn summarize(s: &ScoreInput) -> SummaryReport {
-    let mut sum = Summarizer::new(s.file.columns.clone(), 1000, 0);
     let failed: std::collections::HashSet<usize> = s.errors.iter().map(|(i, _)| *i).collect();
-    for (i, row) in s.file.rows.iter().enumerate() {
-        sum.add(&row.system, &row.values, failed.contains(&i));
-    }
-    sum.report(0.95)
+    summarize_file(&s.file, |i| failed.contains(&i), &Resummarize::default())
 }
 
 /// Leaderboard intervals, Elo by round and the win matrix of a tournament; the margin histogram
@@ -202,12 +199,15 @@ fn win_matrix(d: &DiceInput) -> Option<ChartBody> {
     })
 }
 
-/// Means with intervals per metric (from `summary`) and distributions per system.
-pub fn score_charts(s: &ScoreInput, summary: &SummaryReport) -> Vec<NamedChart> {
+/// Means with intervals per metric (from `summary`) and distributions per system, for the
+/// metrics in `only` (every metric when `None`).
+pub fn score_charts(s: &ScoreInput, summary: &SummaryReport, only: Option<&[String]>) -> Vec<NamedChart> {
+    let wanted = |m: &str| only.is_none_or(|o| o.iter().any(|w| w == m));
     let mut out = summary_charts(summary);
+    out.retain(|c| c.name.strip_prefix("mean-").is_some_and(wanted));
     let total_points = s.file.rows.len();
     let style = if total_points > MAX_POINTS { DistStyle::Violin } else { DistStyle::Box };
-    for (c, metric) in s.file.columns.iter().enumerate() {
+    for (c, metric) in s.file.columns.iter().enumerate().filter(|(_, m)| wanted(m)) {
         let mut by_system: Vec<(String, Vec<f64>)> = Vec::new();
         for row in &s.file.rows {
             let Some(v) = row.values[c] else { continue };

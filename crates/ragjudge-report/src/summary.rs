@@ -4,7 +4,7 @@
 
 use crate::gate::GateError;
 use ragjudge_dice::tournament::Standing;
-use ragjudge_eval::scores::read_score_file;
+use ragjudge_eval::scores::{read_score_file, ScoreFile};
 use ragjudge_eval::{Summarizer, SummaryReport};
 use serde_json::Value;
 use std::path::Path;
@@ -35,6 +35,16 @@ impl Default for Resummarize {
     }
 }
 
+/// The per-system summary of a score file's rows, as `score` computes it; `failed(i)` says
+/// whether row `i` recorded a metric failure.
+pub fn summarize_file(file: &ScoreFile, failed: impl Fn(usize) -> bool, how: &Resummarize) -> SummaryReport {
+    let mut s = Summarizer::new(file.columns.clone(), how.bootstrap.max(1), how.seed);
+    for (i, row) in file.rows.iter().enumerate() {
+        s.add(&row.system, &row.values, failed(i));
+    }
+    s.report(how.level)
+}
+
 /// Reads the summary in `path`: `.json` holds a score summary or a leaderboard; `.csv`,
 /// `.jsonl` and `.ndjson` hold per-record scores, summarised per system with `how`.
 pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError> {
@@ -42,11 +52,7 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     if ext != "json" {
         let file = read_score_file(path).map_err(|e| read_err(e.to_string()))?;
-        let mut s = Summarizer::new(file.columns.clone(), how.bootstrap.max(1), how.seed);
-        for row in &file.rows {
-            s.add(&row.system, &row.values, false);
-        }
-        return Ok(Summary::Scores(s.report(how.level)));
+        return Ok(Summary::Scores(summarize_file(&file, |_| false, how)));
     }
     let text = std::fs::read_to_string(path).map_err(|e| read_err(format!("cannot read: {e}")))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| read_err(format!("not JSON: {e}")))?;

@@ -6,7 +6,6 @@ mod sections;
 
 pub use page::{esc, responsive, CSP};
 
-use crate::charts::NamedChart;
 use crate::inputs::Inputs;
 use page::document;
 use std::fmt::Write as _;
@@ -83,9 +82,4 @@ pub fn render(inputs: &Inputs, opts: &ReportOptions) -> Rendered {
         charts: ctx.drawn.clone(),
         notes: ctx.notes.clone(),
     }
-}
-
-/// The names of the charts `inputs` can give, for `ragjudge plot --list`.
-pub fn chart_names(charts: &[NamedChart]) -> Vec<&str> {
-    charts.iter().map(|c| c.name.as_str()).collect()
 }

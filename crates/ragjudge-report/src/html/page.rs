@@ -114,17 +114,16 @@ document.querySelectorAll('table.sortable').forEach(function (t) {
 });
 "#;
 
-/// An HTML table; cells are already HTML. Columns named in `numeric` are right-aligned.
+/// An HTML table, sortable by its headers when it has two rows or more; cells are already HTML.
 pub struct Table {
     head: Vec<(String, bool)>,
     rows: Vec<Vec<String>>,
-    sortable: bool,
 }
 
 impl Table {
     /// A table with these headers; `numeric[i]` right-aligns column `i`.
     pub fn new(head: &[(&str, bool)]) -> Self {
-        Table { head: head.iter().map(|(h, n)| (esc(h), *n)).collect(), rows: Vec::new(), sortable: true }
+        Table { head: head.iter().map(|(h, n)| (esc(h), *n)).collect(), rows: Vec::new() }
     }
 
     /// Adds a row of HTML cells.
@@ -140,7 +139,7 @@ impl Table {
     /// The table's HTML, in a horizontally scrolling box.
     pub fn html(&self) -> String {
         let mut s = String::from("<div class=\"scroll\"><table");
-        if self.sortable && self.rows.len() > 1 {
+        if self.rows.len() > 1 {
             s.push_str(" class=\"sortable\"");
         }
         s.push_str("><thead><tr>");

@@ -385,9 +385,15 @@ pub(super) fn metrics(ctx: &mut Ctx<'_>) -> String {
             summary.bootstrap
         );
         s.push_str(&summary_table(summary));
+        // Charts of the key metrics only (the headline, then the preference list, then the first
+        // columns); every metric is in the table and `ragjudge plot` draws any of them.
+        let (key, metrics) = key_metrics(summary, ctx.headline().map(|(m, _)| m).as_deref(), MAX_METRICS_DRAWN);
         let charts = match &l.input {
-            Input::Scores(sc) => score_charts(sc, summary),
-            _ => summary_charts(summary),
+            Input::Scores(sc) => score_charts(sc, summary, Some(&key)),
+            _ => summary_charts(summary)
+                .into_iter()
+                .filter(|c| key.iter().any(|m| c.name == format!("mean-{m}")))
+                .collect(),
         };
         if let Input::Scores(sc) = &l.input {
             if sc.file.rows.len() > crate::charts::MAX_POINTS {
@@ -408,24 +414,16 @@ pub(super) fn metrics(ctx: &mut Ctx<'_>) -> String {
                 s.push_str(&warnings(&title, &items));
             }
         }
-        // Charts of the key metrics only (the headline, then the preference list, then the first
-        // columns); every metric is in the table and `ragjudge plot` draws any of them.
-        let key = key_metrics(summary, ctx.headline().map(|(m, _)| m).as_deref(), MAX_METRICS_DRAWN);
-        let drawn: Vec<&NamedChart> = charts
-            .iter()
-            .filter(|c| key.iter().any(|m| c.name == format!("mean-{m}") || c.name == format!("distribution-{m}")))
-            .collect();
         s.push_str("<div class=\"grid2\">");
-        for c in &drawn {
+        for c in &charts {
             s.push_str(&ctx.figure(c));
         }
         s.push_str("</div>");
-        if charts.len() > drawn.len() {
+        if metrics > key.len() {
             let note = ctx.note(format!(
-                "charts drawn for {} of the metrics ({}); {} more: `ragjudge plot {} --list`",
+                "charts drawn for {} of the {metrics} metrics ({}); the others: `ragjudge plot {} --list`",
                 key.len(),
                 key.join(", "),
-                charts.len() - drawn.len(),
                 l.path.display()
             ));
             s.push_str(&note);
@@ -437,8 +435,9 @@ pub(super) fn metrics(ctx: &mut Ctx<'_>) -> String {
 /// Metrics whose charts the page draws.
 const MAX_METRICS_DRAWN: usize = 4;
 
-/// Up to `max` metrics of `summary`: `headline` first, then the preference list, then column order.
-fn key_metrics(summary: &SummaryReport, headline: Option<&str>, max: usize) -> Vec<String> {
+/// Up to `max` metrics of `summary` (`headline` first, then the preference list, then column
+/// order), and how many metrics have a mean.
+fn key_metrics(summary: &SummaryReport, headline: Option<&str>, max: usize) -> (Vec<String>, usize) {
     let mut all: Vec<&str> = Vec::new();
     for sys in &summary.systems {
         for m in &sys.metrics {
@@ -454,7 +453,7 @@ fn key_metrics(summary: &SummaryReport, headline: Option<&str>, max: usize) -> V
             out.push(m.to_string());
         }
     }
-    out
+    (out, all.len())
 }
 
 fn summary_table(summary: &SummaryReport) -> String {

@@ -159,12 +159,12 @@ fn fit(args: &CalibrateArgs) -> Result<()> {
         std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))?;
     }
     let report = report::Report::new(&fitted, &fit_report, total, args.seed);
+    let json = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &args.report_file {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))?;
+        std::fs::write(path, format!("{json}\n")).with_context(|| format!("{}: cannot write", path.display()))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{json}");
     } else {
         report::print(&report);
     }
