@@ -6,6 +6,8 @@
 //! model -> per-record scores (and, for MoE-CIU, per-record gate weights that say which metric
 //! drove the score).
 
+pub mod dataset;
 pub mod error;
+pub mod linear;
 
 pub use error::FusionError;

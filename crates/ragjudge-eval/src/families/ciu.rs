@@ -1,5 +1,7 @@
 //! `ciu`: conversational information utility (CIU (Choi et al.), §3, eq. 1-3).
 
+use serde_json::{json, Value};
+use crate::models::ModelSettings;
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::ModelSet;
@@ -37,6 +39,12 @@ pub struct Ciu;
 impl MetricFamily for Ciu {
     fn name(&self) -> &'static str {
         "ciu"
+    }
+
+    fn definition(&self, settings: &MetricSettings, _models: &ModelSettings) -> Value {
+        let s = &settings.ciu;
+        json!({"c_char": s.c_char, "position_discount": s.position_discount,
+               "frequency_discount": s.frequency_discount, "effort": s.effort})
     }
 
     fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {

@@ -2,6 +2,8 @@
 //! groundedness (embedding and NLI), completeness with the exact Wasserstein distance, answer
 //! relevancy, and their RAGAS-like mean.
 
+use serde_json::{json, Value};
+use crate::models::ModelSettings;
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::ModelSet;
@@ -42,6 +44,13 @@ pub struct Hcat;
 impl MetricFamily for Hcat {
     fn name(&self) -> &'static str {
         "hcat"
+    }
+
+    fn definition(&self, settings: &MetricSettings, models: &ModelSettings) -> Value {
+        let s = &settings.hcat;
+        json!({"embedder": models.embedder, "nli_model": models.nli, "nli": format!("{:?}", s.nli),
+               "premise": format!("{:?}", s.premise), "judge": models.judge.spec,
+               "judge_labels": s.judge_labels})
     }
 
     fn build(&self, settings: &MetricSettings, models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {

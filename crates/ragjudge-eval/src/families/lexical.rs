@@ -1,5 +1,7 @@
 //! `lexical`: ROUGE-1/2/L, BLEU, chrF, SQuAD token F1, exact match and METEOR against the reference.
 
+use serde_json::{json, Value};
+use crate::models::ModelSettings;
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::ModelSet;
@@ -20,6 +22,10 @@ pub struct Lexical;
 impl MetricFamily for Lexical {
     fn name(&self) -> &'static str {
         "lexical"
+    }
+
+    fn definition(&self, settings: &MetricSettings, _models: &ModelSettings) -> Value {
+        json!({"rouge_stemmer": settings.lexical.rouge_stemmer})
     }
 
     fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {

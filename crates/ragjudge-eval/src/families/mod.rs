@@ -21,7 +21,12 @@ families! {
     trec::Trec,
 }
 
+mod definitions;
+
 pub use ciu::CiuSettings;
+pub use definitions::{
+    definitions, read_definitions, sidecar_path, write_definitions, ColumnDefinitions, FamilyDefinition,
+};
 pub use hcat::{HcatNli, HcatSettings};
 pub use lexical::LexicalSettings;
 pub use retrieval::RetrievalSettings;
@@ -29,9 +34,10 @@ pub use safety::SafetySettings;
 pub use trec::{NoAnswerMode, TrecParts, TrecSettings, TREC_PARTS};
 
 use crate::error::EvalError;
-use crate::models::ModelSet;
+use crate::models::{ModelSet, ModelSettings};
 use crate::stages::{ConsistencySettings, Stage};
 use ragjudge_core::Metric;
+use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -42,6 +48,12 @@ pub trait MetricFamily: Sync {
     fn name(&self) -> &'static str;
     /// Builds the family's metrics; models are loaded through `models` only when needed.
     fn build(&self, settings: &MetricSettings, models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError>;
+    /// What, besides the family and the version of ragjudge, decides its values: the settings and
+    /// the models it uses (none by default). Stored with fitted models that take its columns as
+    /// inputs, so that columns computed differently are refused ([`definitions`]).
+    fn definition(&self, _settings: &MetricSettings, _models: &ModelSettings) -> Value {
+        Value::Object(Default::default())
+    }
     /// The cross-record stages this family adds to a run (none by default).
     fn stages(&self, _ctx: &StageContext<'_>) -> Result<Vec<Box<dyn Stage>>, EvalError> {
         Ok(Vec::new())

@@ -1,5 +1,7 @@
 //! `retrieval`: Precision@K, AP@K, Recall@K, nDCG@K and MRR from graded contexts.
 
+use serde_json::{json, Value};
+use crate::models::ModelSettings;
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::ModelSet;
@@ -30,6 +32,11 @@ pub struct Retrieval;
 impl MetricFamily for Retrieval {
     fn name(&self) -> &'static str {
         "retrieval"
+    }
+
+    fn definition(&self, settings: &MetricSettings, _models: &ModelSettings) -> Value {
+        let s = &settings.retrieval;
+        json!({"k": s.ks, "relevance_threshold": s.relevance_threshold, "skip_short_lists": s.skip_short_lists})
     }
 
     fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {

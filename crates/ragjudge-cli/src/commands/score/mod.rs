@@ -8,7 +8,7 @@ pub use args::ScoreArgs;
 
 use crate::progress::Progress;
 use anyhow::Result;
-use ragjudge_eval::families::{build_metrics, build_stages, StageContext};
+use ragjudge_eval::families::{build_metrics, build_stages, definitions, write_definitions, StageContext};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::stages::render_consistency;
 use ragjudge_eval::{create_file_sink, render_table, EvalReport, Evaluator, RowSink};
@@ -34,6 +34,10 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         evaluator.evaluate_files(&args.inputs, sink.as_deref_mut().map(|s| s as &mut dyn RowSink), stages, &progress);
     progress.finish();
     let report = report?;
+    if let Some(out) = &args.output {
+        // How each column was computed, for models fitted on this file (`fuse fit`).
+        write_definitions(out, &definitions(&args.metrics, &settings, &models)?)?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json_summary(args, &report)?)?);
     } else {
