@@ -182,8 +182,9 @@ pub(crate) fn lex(text: &str) -> Vec<Lexeme> {
     out
 }
 
-/// The lower-case words of `text` (the [`lex`] words without the delimiters).
-pub(crate) fn words(text: &str) -> Vec<String> {
+/// The lower-case words of `text` under the tokeniser described in the module docs (phrase
+/// delimiters dropped). CIU uses it for utterances, history turns and grounding sentences.
+pub fn words(text: &str) -> Vec<String> {
     lex(text)
         .into_iter()
         .filter_map(|l| match l {

@@ -136,7 +136,7 @@ fn empty_inputs() {
 
 #[test]
 fn paper_appendix_example_one() {
-    // Seed 004, Table 6, first example. d_context with SMART stop words removed gives the RAKE
+    // The CIU paper, appendix Table 6, first example. d_context with SMART stop words removed gives the RAKE
     // phrases "1805", "runner", "presidential election automatically", "vice president".
     // Response words: yeah(0) i(1) wonder(2) what(3) the(4) president(5) of(6) zimbabwe(7)
     // looks(8) like(9): |utt| = 10; only "president" matches, gamma = 1 - 5/10 = 0.5.
@@ -163,7 +163,14 @@ fn record_uses_answer_history_and_grounding() {
         history: HISTORY.iter().map(|t| Turn { role: "user".into(), text: t.to_string() }).collect(),
         ..Default::default()
     };
-    assert_abs_diff_eq!(ciu_record(&rec, &CiuOptions::default()).value, 7.0 / 6.0 - 0.155, epsilon = EPS);
+    // The query is the last earlier turn: who won two nobel prizes -> won and nobel are seen once
+    // more. freq: curie 1 (history) + 1 = 2; won 1 + 1 (query) + 1 = 3; nobel 1 + 1 + 1 = 3.
+    // gain = 1/2 + (5/6)/3 + (1/2)/3 = 9/18 + 5/18 + 3/18 = 17/18; CIU = 17/18 - 0.155.
+    const WITH_QUERY: f64 = 17.0 / 18.0 - 0.155;
+    assert_abs_diff_eq!(ciu_record(&rec, &CiuOptions::default()).value, WITH_QUERY, epsilon = EPS);
+    // History only (the behaviour before the query counted): freq 2 each -> 7/6 - 0.155.
+    let history_only = CiuOptions { query_as_turn: false, ..Default::default() };
+    assert_abs_diff_eq!(ciu_record(&rec, &history_only).value, 7.0 / 6.0 - 0.155, epsilon = EPS);
 
     // Without a reference the contexts are the grounding.
     rec.reference = None;
@@ -171,7 +178,7 @@ fn record_uses_answer_history_and_grounding() {
     let m = CiuMetric::default();
     assert_eq!(m.columns(), vec!["ciu".to_string()]);
     let out = m.score(&rec).unwrap();
-    assert_abs_diff_eq!(out.values[0].unwrap(), 7.0 / 6.0 - 0.155, epsilon = EPS);
+    assert_abs_diff_eq!(out.values[0].unwrap(), WITH_QUERY, epsilon = EPS);
     let detail = out.detail.unwrap();
     assert_eq!(detail["matches"][0]["token"], "curie");
     assert_eq!(detail["matches"].as_array().unwrap().len(), 3);
