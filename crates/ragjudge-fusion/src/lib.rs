@@ -1,13 +1,15 @@
 //! Learned fusion of many cheap metric scores into one score (the CIU paper's MoE-CIU,
 //! sections 3.3, 5.2 and 6; see `docs/papers.md`), with the paper's static baselines: an SVR over
-//! features chosen by one of seventeen feature-selection strategies.
+//! features chosen by one of seventeen feature-selection strategies, and least squares.
 //!
 //! Data flows one way: a [`dataset::Dataset`] (metric columns joined to human labels) -> a fitted
-//! model -> per-record scores (and, for MoE-CIU, per-record gate weights that say which metric
-//! drove the score).
+//! [`model::FusedModel`] -> per-record scores (and, for MoE-CIU, the gate's weight on each
+//! metric for the record). [`study`] runs the paper's evaluation protocol.
 
+pub mod bins;
 pub mod dataset;
 pub mod error;
 pub mod linear;
+pub mod moe;
 
 pub use error::FusionError;
