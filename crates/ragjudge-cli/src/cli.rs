@@ -52,6 +52,8 @@ pub enum Command {
     Report(commands::report::ReportArgs),
     /// One chart of the report as SVG or PNG, for slides and papers.
     Plot(commands::report::PlotArgs),
+    /// Learned fusion of metrics into one score (MoE-CIU, SVR, least squares): fit, apply, study.
+    Fuse(commands::fuse::FuseArgs),
 }
 
 impl Command {
@@ -76,6 +78,7 @@ impl Command {
             Command::Robustness(a) => commands::robustness::run(a),
             Command::Report(a) => commands::report::run(a),
             Command::Plot(a) => commands::report::run_plot(a),
+            Command::Fuse(a) => commands::fuse::run(a),
         }
     }
 }

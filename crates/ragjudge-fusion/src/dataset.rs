@@ -222,7 +222,10 @@ mod tests {
         let sc = write(dir.path(), "s.csv", "id,a\nq1,0.1\nq2,0.2\n");
         let flat = write(dir.path(), "f.csv", "id,h\nq1,3\nq2,3\n");
         let e = load(&sc, &s(&["a"]), &flat, "h", &s(&["id"])).unwrap_err().to_string();
-        assert_eq!(e, format!("{}: column `h`: every joined label is 3; a constant label cannot be learned", flat.display()));
+        assert_eq!(
+            e,
+            format!("{}: column `h`: every joined label is 3; a constant label cannot be learned", flat.display())
+        );
         let dup = write(dir.path(), "d.csv", "id,h\nq1,3\nq1,4\n");
         let e = load(&sc, &s(&["a"]), &dup, "h", &s(&["id"])).unwrap_err().to_string();
         assert_eq!(e, format!("{}:3: key [\"q1\"] repeats line 2; each record needs one label", dup.display()));

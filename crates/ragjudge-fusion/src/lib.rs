@@ -10,6 +10,10 @@ pub mod bins;
 pub mod dataset;
 pub mod error;
 pub mod linear;
+pub mod model;
 pub mod moe;
+pub mod select;
+pub mod study;
+pub mod svr;
 
 pub use error::FusionError;

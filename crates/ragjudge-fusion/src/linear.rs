@@ -58,7 +58,11 @@ impl Scaler {
         let sd = (0..m)
             .map(|j| {
                 let var = x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n;
-                if var > 0.0 { var.sqrt() } else { 1.0 }
+                if var > 0.0 {
+                    var.sqrt()
+                } else {
+                    1.0
+                }
             })
             .collect();
         Ok(Scaler { mean, sd })

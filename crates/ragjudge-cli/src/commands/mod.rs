@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod correlate;
 pub mod dice;
 pub mod embed;
+pub mod fuse;
 pub mod gate;
 pub mod models;
 pub mod perturb;

@@ -19,6 +19,7 @@ families! {
     hcat::Hcat,
     safety::Safety,
     trec::Trec,
+    fused::Fused,
 }
 
 mod definitions;
@@ -27,6 +28,7 @@ pub use ciu::CiuSettings;
 pub use definitions::{
     definitions, read_definitions, sidecar_path, write_definitions, ColumnDefinitions, FamilyDefinition,
 };
+pub use fused::FusedSettings;
 pub use hcat::{HcatNli, HcatSettings};
 pub use lexical::LexicalSettings;
 pub use retrieval::RetrievalSettings;
@@ -77,6 +79,8 @@ pub struct MetricSettings {
     pub trec: TrecSettings,
     /// Consistency across repeated runs (also turned on by the `trec` family).
     pub consistency: ConsistencySettings,
+    /// Fusion models (`fused:FILE`).
+    pub fused: FusedSettings,
 }
 
 /// What a family's [`MetricFamily::stages`] may look at.
@@ -89,6 +93,27 @@ pub struct StageContext<'a> {
     pub output: Option<&'a Path>,
     /// The run's models.
     pub models: &'a Arc<ModelSet>,
+}
+
+/// Moves the arguments of `--metrics` entries (`fused:FILE`) into `settings` and returns the
+/// family names alone. Only `fused` takes an argument.
+pub fn split_arguments<S: AsRef<str>>(names: &[S], settings: &mut MetricSettings) -> Result<Vec<String>, EvalError> {
+    let mut out = Vec::new();
+    for name in names.iter().map(|s| s.as_ref().trim()).filter(|s| !s.is_empty()) {
+        match name.split_once(':') {
+            Some(("fused", file)) if !file.is_empty() => {
+                settings.fused.models.push(file.into());
+                out.push("fused".to_string());
+            }
+            Some((family, _)) => {
+                return Err(EvalError::settings(format!(
+                    "--metrics {name}: only `fused` takes an argument (fused:FILE), not `{family}`"
+                )))
+            }
+            None => out.push(name.to_string()),
+        }
+    }
+    Ok(out)
 }
 
 /// The names of every family.

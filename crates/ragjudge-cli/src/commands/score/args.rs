@@ -15,7 +15,8 @@ pub struct ScoreArgs {
     /// Record file(s): JSONL, CSV, RAGAS or Open RAG Eval CSV.
     #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
-    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec.
+    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, and
+    /// fused:FILE (a model from `ragjudge fuse fit`).
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
     pub metrics: Vec<String>,
     /// Per-record output: OUT.csv or OUT.jsonl (JSONL keeps each metric's evidence).
@@ -102,6 +103,8 @@ impl ScoreArgs {
             safety: self.safety.settings(),
             trec: self.trec.settings()?,
             consistency: self.trec.consistency_settings(),
+            // Filled from `--metrics fused:FILE` by `split_arguments`.
+            fused: Default::default(),
         })
     }
 }

@@ -8,7 +8,9 @@ pub use args::ScoreArgs;
 
 use crate::progress::Progress;
 use anyhow::Result;
-use ragjudge_eval::families::{build_metrics, build_stages, definitions, write_definitions, StageContext};
+use ragjudge_eval::families::{
+    build_metrics, build_stages, definitions, split_arguments, write_definitions, StageContext,
+};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::stages::render_consistency;
 use ragjudge_eval::{create_file_sink, render_table, EvalReport, Evaluator, RowSink};
@@ -17,9 +19,10 @@ use std::sync::Arc;
 
 /// Runs `ragjudge score`.
 pub fn run(args: &ScoreArgs) -> Result<()> {
-    let settings = args.metric_settings()?;
+    let mut settings = args.metric_settings()?;
+    let names = split_arguments(&args.metrics, &mut settings)?;
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
-    let metrics = build_metrics(&args.metrics, &settings, &models)?;
+    let metrics = build_metrics(&names, &settings, &models)?;
     let evaluator = Evaluator::new(metrics, args.eval_settings())?;
     let mut sink = args.output.as_deref().map(create_file_sink).transpose()?;
     let ctx = StageContext {
@@ -28,7 +31,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         output: args.output.as_deref(),
         models: &models,
     };
-    let stages = build_stages(&args.metrics, &ctx)?;
+    let stages = build_stages(&names, &ctx)?;
     let progress = Progress::new("records");
     let report =
         evaluator.evaluate_files(&args.inputs, sink.as_deref_mut().map(|s| s as &mut dyn RowSink), stages, &progress);
@@ -36,7 +39,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     let report = report?;
     if let Some(out) = &args.output {
         // How each column was computed, for models fitted on this file (`fuse fit`).
-        write_definitions(out, &definitions(&args.metrics, &settings, &models)?)?;
+        write_definitions(out, &definitions(&names, &settings, &models)?)?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json_summary(args, &report)?)?);

@@ -1,0 +1,236 @@
+//! A fitted fusion model and its file: the model (least squares, SVR or a mixture of experts),
+//! the input columns it reads with how each was computed, and the label it predicts. A model
+//! refuses inputs computed differently from those it was fitted on (the CIU paper's fused score
+//! is only meaningful on the metric definitions it was trained with, section 3.3).
+
+use crate::dataset::Dataset;
+use crate::linear::{Linear, Scaler};
+use crate::moe::{MoeModel, MoeParams};
+use crate::svr::{grid_search, Svr, SvrGrid, SvrParams};
+use crate::FusionError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+
+/// The format tag of model files.
+pub const FORMAT: &str = "ragjudge-fusion-model/1";
+
+/// Which model to fit.
+#[derive(Debug, Clone)]
+pub enum ModelChoice {
+    /// Least squares on standardised inputs.
+    Linear,
+    /// Epsilon-SVR on standardised inputs, hyper-parameters by grid search with k-fold CV.
+    Svr {
+        /// The grid.
+        grid: SvrGrid,
+        /// Cross-validation folds.
+        folds: usize,
+    },
+    /// MoE-Concat or MoE-CIU (by `params.kind`) on binned inputs.
+    Moe(MoeParams),
+}
+
+/// A fitted model.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Model {
+    /// Least squares.
+    Linear {
+        /// Input standardisation.
+        scaler: Scaler,
+        /// The weights.
+        linear: Linear,
+    },
+    /// Epsilon-SVR.
+    Svr {
+        /// Input standardisation.
+        scaler: Scaler,
+        /// The chosen hyper-parameters.
+        params: SvrParams,
+        /// Their mean cross-validated R^2 on the training rows.
+        cv_r2: f64,
+        /// The support vectors and coefficients.
+        svr: Svr,
+    },
+    /// MoE-Concat or MoE-CIU.
+    Moe(Box<MoeModel>),
+}
+
+impl Model {
+    /// Fits `choice` on the rows of `data`.
+    pub fn fit(data: &Dataset, choice: &ModelChoice) -> Result<Model, FusionError> {
+        match choice {
+            ModelChoice::Linear => {
+                let scaler = Scaler::fit(&data.x)?;
+                let linear = Linear::fit(&scaler.transform_all(&data.x), &data.y)?;
+                Ok(Model::Linear { scaler, linear })
+            }
+            ModelChoice::Svr { grid, folds } => {
+                let scaler = Scaler::fit(&data.x)?;
+                let (svr, params, cv_r2) = grid_search(&scaler.transform_all(&data.x), &data.y, grid, *folds)?;
+                Ok(Model::Svr { scaler, params, cv_r2, svr })
+            }
+            ModelChoice::Moe(params) => Ok(Model::Moe(Box::new(MoeModel::fit(&data.x, &data.y, params)?))),
+        }
+    }
+
+    /// The fused score of one row of input values.
+    pub fn predict(&self, row: &[f64]) -> f64 {
+        match self {
+            Model::Linear { scaler, linear } => linear.predict(&scaler.transform(row)),
+            Model::Svr { scaler, svr, .. } => svr.predict(&scaler.transform(row)),
+            Model::Moe(m) => m.predict(row),
+        }
+    }
+
+    /// MoE-CIU's gate weights for one row (which metric drove the score); `None` for other models.
+    pub fn gate(&self, row: &[f64]) -> Option<Vec<f64>> {
+        match self {
+            Model::Moe(m) => m.gate(row),
+            _ => None,
+        }
+    }
+
+    /// A short name: `linear`, `svr`, `moe-concat` or `moe`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Model::Linear { .. } => "linear",
+            Model::Svr { .. } => "svr",
+            Model::Moe(m) => match m.params().kind {
+                crate::moe::MoeKind::Concat => "moe-concat",
+                crate::moe::MoeKind::Gated => "moe",
+            },
+        }
+    }
+}
+
+/// One input column of a model and how it was computed (`None`: unknown, e.g. a score file
+/// written by another tool).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputColumn {
+    /// The column name.
+    pub name: String,
+    /// Its definition as `score` recorded it (family, version, settings).
+    pub definition: Option<Value>,
+}
+
+/// The label a model predicts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelInfo {
+    /// The label column.
+    pub column: String,
+    /// The label file.
+    pub file: String,
+    /// Training rows.
+    pub rows: usize,
+    /// Smallest training label.
+    pub min: f64,
+    /// Largest training label.
+    pub max: f64,
+    /// Mean training label.
+    pub mean: f64,
+}
+
+/// A model file: what was fitted, on what, by which version.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FusedModel {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The ragjudge version that fitted it.
+    pub ragjudge_version: String,
+    /// The command that fitted it.
+    pub created_by: Vec<String>,
+    /// The input columns, in the order the model reads them.
+    pub inputs: Vec<InputColumn>,
+    /// The label.
+    pub label: LabelInfo,
+    /// The model.
+    pub model: Model,
+}
+
+impl FusedModel {
+    /// Fits `choice` on `data`; `definitions` gives each input's definition where known.
+    pub fn fit(
+        data: &Dataset,
+        choice: &ModelChoice,
+        definitions: &dyn Fn(&str) -> Option<Value>,
+        label_file: &str,
+        created_by: Vec<String>,
+    ) -> Result<FusedModel, FusionError> {
+        let model = Model::fit(data, choice)?;
+        let n = data.y.len() as f64;
+        Ok(FusedModel {
+            format: FORMAT.to_string(),
+            ragjudge_version: env!("CARGO_PKG_VERSION").to_string(),
+            created_by,
+            inputs: data.inputs.iter().map(|c| InputColumn { name: c.clone(), definition: definitions(c) }).collect(),
+            label: LabelInfo {
+                column: data.label.clone(),
+                file: label_file.to_string(),
+                rows: data.y.len(),
+                min: data.y.iter().copied().fold(f64::INFINITY, f64::min),
+                max: data.y.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                mean: data.y.iter().sum::<f64>() / n,
+            },
+            model,
+        })
+    }
+
+    /// The input column names.
+    pub fn input_names(&self) -> Vec<String> {
+        self.inputs.iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// The fused score of one row (input values in [`FusedModel::inputs`] order).
+    pub fn predict(&self, row: &[f64]) -> f64 {
+        self.model.predict(row)
+    }
+
+    /// Writes the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<(), FusionError> {
+        let text = serde_json::to_string(self).map_err(|e| FusionError::Model(e.to_string()))?;
+        std::fs::write(path, text).map_err(|e| FusionError::Model(format!("{}: cannot write: {e}", path.display())))
+    }
+
+    /// Reads a model file, refusing other formats.
+    pub fn load(path: &Path) -> Result<FusedModel, FusionError> {
+        let name = path.display();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| FusionError::Model(format!("{name}: cannot read: {e}")))?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| FusionError::Model(format!("{name}: not JSON: {e}")))?;
+        match v.get("format").and_then(Value::as_str) {
+            Some(FORMAT) => {}
+            Some(other) => {
+                return Err(FusionError::Model(format!("{name}: model format {other}; this version reads {FORMAT}")))
+            }
+            None => return Err(FusionError::Model(format!("{name}: not a fusion model (no `format`)"))),
+        }
+        serde_json::from_value(v).map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))
+    }
+
+    /// Refuses inputs whose definitions now (`now(column)`) differ from those at fit time. A
+    /// column unknown on either side is not compared.
+    pub fn check_definitions(&self, now: &dyn Fn(&str) -> Option<Value>, source: &str) -> Result<(), FusionError> {
+        let mut diffs = Vec::new();
+        for c in &self.inputs {
+            if let (Some(was), Some(is)) = (&c.definition, now(&c.name)) {
+                if *was != is {
+                    diffs.push(format!("`{}` was {} and is now {}", c.name, compact(was), compact(&is)));
+                }
+            }
+        }
+        if diffs.is_empty() {
+            Ok(())
+        } else {
+            Err(FusionError::Model(format!(
+                "the model was fitted on inputs computed differently from {source}: {}",
+                diffs.join("; ")
+            )))
+        }
+    }
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
