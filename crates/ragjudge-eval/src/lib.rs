@@ -40,6 +40,7 @@ pub struct ContributingGuide;
 
 pub use error::EvalError;
 pub use evaluator::{EvalReport, EvalRun, EvalSettings, Evaluator};
+pub use families::fit_ruber;
 pub use progress::{NoProgress, Progress};
 pub use sink::{create_file_sink, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
 pub use stages::{Stage, StageReport};

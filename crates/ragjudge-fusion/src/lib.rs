@@ -12,6 +12,7 @@ pub mod error;
 pub mod linear;
 pub mod model;
 pub mod moe;
+pub mod ruber;
 pub mod select;
 pub mod study;
 pub mod svr;

@@ -8,7 +8,7 @@
 //! `fused_gate_<input>`: the gate's weight on each input, i.e. which metric drove the record's
 //! score.
 
-use super::{definitions, find, MetricFamily, MetricSettings};
+use super::{definitions, file_identity, find, MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::{ModelSet, ModelSettings};
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
@@ -36,7 +36,7 @@ impl MetricFamily for Fused {
             .fused
             .models
             .iter()
-            .map(|p| json!({"file": p.display().to_string(), "bytes": std::fs::metadata(p).map(|m| m.len()).ok()}))
+            .map(|p| file_identity(p))
             .collect();
         json!({ "models": files })
     }

@@ -19,6 +19,7 @@ families! {
     hcat::Hcat,
     safety::Safety,
     trec::Trec,
+    semantic::Semantic,
     fused::Fused,
 }
 
@@ -33,6 +34,7 @@ pub use hcat::{HcatNli, HcatSettings};
 pub use lexical::LexicalSettings;
 pub use retrieval::RetrievalSettings;
 pub use safety::SafetySettings;
+pub use semantic::{fit_ruber, fit_ruber_with, SemanticMetric, SemanticSettings, MIN_RUBER_PAIRS};
 pub use trec::{NoAnswerMode, TrecParts, TrecSettings, TREC_PARTS};
 
 use crate::error::EvalError;
@@ -77,6 +79,8 @@ pub struct MetricSettings {
     pub safety: SafetySettings,
     /// TREC RAG metrics as in Open RAG Eval.
     pub trec: TrecSettings,
+    /// BERTScore and RUBER against the reference and the query.
+    pub semantic: SemanticSettings,
     /// Consistency across repeated runs (also turned on by the `trec` family).
     pub consistency: ConsistencySettings,
     /// Fusion models (`fused:FILE`).
@@ -173,6 +177,13 @@ pub fn build_stages<S: AsRef<str>>(names: &[S], ctx: &StageContext<'_>) -> Resul
         stages.push(crate::stages::open_rag_csv(path.clone(), ctx.settings.trec.options()?, ctx.columns));
     }
     Ok(stages)
+}
+
+/// A model file as a family's [`MetricFamily::definition`] names it: its file name and the sha256
+/// of its bytes (`null` when unreadable: the family's build reports why).
+pub(crate) fn file_identity(path: &Path) -> Value {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    serde_json::json!({"file": name, "sha256": ragjudge_models::hash::sha256_file(path).ok()})
 }
 
 /// Fails unless `value` is a finite number in `[lo, hi]`.

@@ -4,7 +4,7 @@ use super::{definitions_of, DataArgs, ModelArg};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_fusion::model::{FusedModel, ModelChoice};
-use ragjudge_fusion::moe::{MoeKind, MoeParams};
+use ragjudge_fusion::moe::{MoeKind, MoeParams, Objective};
 use ragjudge_fusion::svr::SvrGrid;
 use serde_json::json;
 use std::path::PathBuf;
@@ -27,6 +27,10 @@ pub struct FitArgs {
     /// MoE training epochs [default: the model's].
     #[arg(long)]
     pub epochs: Option<usize>,
+    /// Binarise the labels (1 when label >= T, else 0); MoE models then train as binary
+    /// classifiers (cross-entropy) and predict a probability.
+    #[arg(long, value_name = "T")]
+    pub binarize: Option<f64>,
     /// Cross-validation folds of the SVR grid search.
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
@@ -41,7 +45,13 @@ pub struct FitArgs {
 /// Runs `ragjudge fuse fit`.
 pub fn run(args: &FitArgs) -> Result<()> {
     let keys = args.data.keys()?;
-    let data = args.data.load(&args.label_col, &keys)?;
+    let mut data = args.data.load(&args.label_col, &keys)?;
+    if let Some(t) = args.binarize {
+        data.y = data.y.iter().map(|&v| if v >= t { 1.0 } else { 0.0 }).collect();
+        if data.y.iter().all(|&v| v == data.y[0]) {
+            bail!("--binarize {t}: every joined label falls on the same side; a constant label cannot be learned");
+        }
+    }
     let choice = match args.model {
         ModelArg::Linear => ModelChoice::Linear,
         ModelArg::Svr => {
@@ -53,7 +63,14 @@ pub fn run(args: &FitArgs) -> Result<()> {
         ModelArg::Moe | ModelArg::MoeConcat => {
             let kind = if args.model == ModelArg::Moe { MoeKind::Gated } else { MoeKind::Concat };
             let d = MoeParams::default();
-            ModelChoice::Moe(MoeParams { kind, seed: args.seed, epochs: args.epochs.unwrap_or(d.epochs), ..d })
+            let objective = if args.binarize.is_some() { Objective::Binary } else { Objective::Regression };
+            ModelChoice::Moe(MoeParams {
+                kind,
+                objective,
+                seed: args.seed,
+                epochs: args.epochs.unwrap_or(d.epochs),
+                ..d
+            })
         }
     };
     let defs = definitions_of(&args.data.scores)?;

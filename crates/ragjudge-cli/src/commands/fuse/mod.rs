@@ -7,6 +7,7 @@
 
 mod apply;
 mod fit;
+mod ruber;
 mod study;
 
 use anyhow::{Context as _, Result};
@@ -37,6 +38,8 @@ pub enum FuseCommand {
     Apply(apply::ApplyArgs),
     /// The CIU paper's protocol: every single metric, 17 selection strategies + SVR, MoE-Concat, MoE-CIU.
     Study(study::StudyArgs),
+    /// Train RUBER-BERT's unreferenced scorer on (query, answer) pairs, for `score --ruber-model`.
+    Ruber(ruber::RuberArgs),
 }
 
 /// Where the training data comes from (shared by `fit` and `study`).
@@ -111,5 +114,6 @@ pub fn run(args: &FuseArgs) -> Result<()> {
         FuseCommand::Fit(a) => fit::run(a),
         FuseCommand::Apply(a) => apply::run(a),
         FuseCommand::Study(a) => study::run(a),
+        FuseCommand::Ruber(a) => ruber::run(a),
     }
 }

@@ -4,7 +4,7 @@ use super::family_args::{HcatArgs, SafetyArgs, TrecArgs};
 use crate::args::{InputArgs, JudgeSpecArgs, Precision};
 use anyhow::Result;
 use clap::Args;
-use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings};
+use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings, SemanticSettings};
 use ragjudge_eval::models::{EncoderSettings, ModelSettings};
 use ragjudge_eval::EvalSettings;
 use std::path::PathBuf;
@@ -15,8 +15,8 @@ pub struct ScoreArgs {
     /// Record file(s): JSONL, CSV, RAGAS or Open RAG Eval CSV.
     #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
-    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, and
-    /// fused:FILE (a model from `ragjudge fuse fit`).
+    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, semantic,
+    /// and fused:FILE (a model from `ragjudge fuse fit`).
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
     pub metrics: Vec<String>,
     /// Per-record output: OUT.csv or OUT.jsonl (JSONL keeps each metric's evidence).
@@ -49,6 +49,10 @@ pub struct ScoreArgs {
     /// CIU ablation: no effort term (E = 0).
     #[arg(long)]
     pub ciu_no_effort: bool,
+    /// Semantic: a trained unreferenced RUBER model (JSON) for the ruber_unref and ruber columns;
+    /// it must have been trained with the same --embedder.
+    #[arg(long, value_name = "FILE")]
+    pub ruber_model: Option<PathBuf>,
     /// Bootstrap replicates for the summary's confidence intervals.
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: usize,
@@ -102,6 +106,7 @@ impl ScoreArgs {
             hcat: self.hcat.settings(),
             safety: self.safety.settings(),
             trec: self.trec.settings()?,
+            semantic: SemanticSettings { ruber_model: self.ruber_model.clone() },
             consistency: self.trec.consistency_settings(),
             // Filled from `--metrics fused:FILE` by `split_arguments`.
             fused: Default::default(),
