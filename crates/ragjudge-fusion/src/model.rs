@@ -92,6 +92,11 @@ impl Model {
         }
     }
 
+    /// Whether the model has a gate (MoE-CIU), i.e. whether [`Model::gate`] gives weights.
+    pub fn has_gate(&self) -> bool {
+        matches!(self, Model::Moe(m) if m.params().kind == crate::moe::MoeKind::Gated)
+    }
+
     /// A short name: `linear`, `svr`, `moe-concat` or `moe`.
     pub fn name(&self) -> &'static str {
         match self {

@@ -256,28 +256,29 @@ impl StudyReport {
 
     /// The table as CSV: one row per method, mean and CI per label, selection share per input (first label).
     pub fn to_csv(&self) -> String {
-        let mut out = String::from("group,method");
+        let mut header = vec!["group".to_string(), "method".to_string()];
         for l in &self.labels {
-            out += &format!(",{l}_mean,{l}_ci_low,{l}_ci_high,{l}_undefined");
+            header.extend(["mean", "ci_low", "ci_high", "undefined"].map(|c| format!("{l}_{c}")));
         }
-        for i in &self.inputs {
-            out += &format!(",selected_{i}");
-        }
-        out.push('\n');
+        header.extend(self.inputs.iter().map(|i| format!("selected_{i}")));
+        let mut out = csv::Writer::from_writer(Vec::new());
+        let mut rows = vec![header];
         for r in &self.rows {
-            out += &format!("{},{}", r.group, csv_cell(&r.name));
+            let mut cells = vec![r.group.to_string(), r.name.clone()];
             for s in &r.spearman {
-                out += &format!(",{:.6},{:.6},{:.6},{}", s.mean, s.ci_low, s.ci_high, s.undefined);
+                cells.extend([format!("{:.6}", s.mean), format!("{:.6}", s.ci_low), format!("{:.6}", s.ci_high)]);
+                cells.push(s.undefined.to_string());
             }
             for j in 0..self.inputs.len() {
-                match &r.selected {
-                    Some(sel) => out += &format!(",{:.4}", sel[0][j]),
-                    None => out.push(','),
-                }
+                cells.push(r.selected.as_ref().map(|sel| format!("{:.4}", sel[0][j])).unwrap_or_default());
             }
-            out.push('\n');
+            rows.push(cells);
         }
-        out
+        for row in rows {
+            // Writing to memory cannot fail.
+            out.write_record(&row).ok();
+        }
+        String::from_utf8(out.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
     /// The table as Markdown, shaped like the paper's Tables 1 and 2.
@@ -335,14 +336,6 @@ impl StudyReport {
             );
         }
         out
-    }
-}
-
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 

@@ -6,6 +6,7 @@
 use super::{select, MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::{ModelSet, ModelSettings};
+use ragjudge_core::Metric;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -49,23 +50,34 @@ impl ColumnDefinitions {
     }
 }
 
-/// The definitions of every column the families `names` produce with these settings. Building
-/// the metrics loads no model (models load on first use), so this is cheap.
+/// The metrics of the families `names`, built once, with the definition of every column they
+/// produce (what [`super::build_metrics`] builds, plus how each column is computed).
+pub fn build_with_definitions<S: AsRef<str>>(
+    names: &[S],
+    settings: &MetricSettings,
+    models: &ModelSet,
+) -> Result<(Vec<Box<dyn Metric>>, ColumnDefinitions), EvalError> {
+    let mut metrics = Vec::new();
+    let mut defs = ColumnDefinitions::default();
+    for family in select(names)? {
+        let def = family_definition(family, settings, models.settings());
+        for metric in family.build(settings, models)? {
+            for col in metric.columns() {
+                defs.columns.insert(col, def.clone());
+            }
+            metrics.push(metric);
+        }
+    }
+    Ok((metrics, defs))
+}
+
+/// The definitions of every column the families `names` produce with these settings.
 pub fn definitions<S: AsRef<str>>(
     names: &[S],
     settings: &MetricSettings,
     models: &ModelSet,
 ) -> Result<ColumnDefinitions, EvalError> {
-    let mut out = ColumnDefinitions::default();
-    for family in select(names)? {
-        let def = family_definition(family, settings, models.settings());
-        for metric in family.build(settings, models)? {
-            for col in metric.columns() {
-                out.columns.insert(col, def.clone());
-            }
-        }
-    }
-    Ok(out)
+    build_with_definitions(names, settings, models).map(|(_, defs)| defs)
 }
 
 fn family_definition(family: &dyn MetricFamily, settings: &MetricSettings, models: &ModelSettings) -> FamilyDefinition {

@@ -8,7 +8,7 @@
 //! `fused_gate_<input>`: the gate's weight on each input, i.e. which metric drove the record's
 //! score.
 
-use super::{definitions, file_identity, find, MetricFamily, MetricSettings};
+use super::{build_with_definitions, file_identity, find, MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::{ModelSet, ModelSettings};
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
@@ -95,13 +95,9 @@ impl FusedMetric {
                 families.push(family.to_string());
             }
         }
-        let now = definitions(&families, settings, models)?;
+        let (inner, now) = build_with_definitions(&families, settings, models)?;
         let now_of = |col: &str| now.columns.get(col).and_then(|d| serde_json::to_value(d).ok());
         model.check_definitions(&now_of, "this run's settings").map_err(|e| EvalError::settings(format!("{name}: {e}")))?;
-        let mut inner = Vec::new();
-        for f in &families {
-            inner.extend(find(f)?.build(settings, models)?);
-        }
         let mut inputs = Vec::new();
         for input in &model.inputs {
             let at = inner.iter().enumerate().find_map(|(i, m)| {
@@ -111,7 +107,7 @@ impl FusedMetric {
                 EvalError::settings(format!("{name}: no metric of this run computes input `{}`", input.name))
             })?);
         }
-        let gated = model.model.gate(&vec![0.0; model.inputs.len()]).is_some();
+        let gated = model.model.has_gate();
         Ok(FusedMetric { prefix, model, inner, inputs, gated })
     }
 

@@ -38,16 +38,14 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
     let mut cols = keys.clone();
     cols.extend(inputs.iter().map(String::as_str));
     let table = read_table(&args.scores, &cols)?;
-    let gated = model.model.gate(&vec![0.0; inputs.len()]).is_some();
-    let mut out = keys.join(",") + ",fused";
-    if gated {
-        for i in &inputs {
-            out += &format!(",gate_{i}");
-        }
+    let mut header: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    header.push("fused".into());
+    if model.model.has_gate() {
+        header.extend(inputs.iter().map(|i| format!("gate_{i}")));
     }
-    out.push('\n');
-    let (mut scored, mut incomplete) = (0usize, Vec::new());
-    let mut rows = Vec::new();
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(&header)?;
+    let (mut incomplete, mut gates) = (Vec::new(), Vec::new());
     for i in 0..table.rows.len() {
         let mut row = Vec::with_capacity(inputs.len());
         for (j, col) in inputs.iter().enumerate() {
@@ -55,24 +53,22 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
                 row.push(v);
             }
         }
-        let key: Vec<String> = table.key(i, keys.len()).iter().map(|k| csv_cell(k)).collect();
-        out += &key.join(",");
+        let mut cells = table.key(i, keys.len());
         if row.len() == inputs.len() {
-            out += &format!(",{}", model.predict(&row));
+            cells.push(model.predict(&row).to_string());
             if let Some(g) = model.model.gate(&row) {
-                for w in g {
-                    out += &format!(",{w}");
-                }
+                cells.extend(g.iter().map(f64::to_string));
+                gates.push(g);
             }
-            scored += 1;
-            rows.push(row);
         } else {
             incomplete.push(table.rows[i].0);
-            out += &",".repeat(if gated { inputs.len() + 1 } else { 1 });
         }
-        out.push('\n');
+        cells.resize(header.len(), String::new());
+        out.write_record(&cells)?;
     }
-    let gate = gate_summary(&model, &rows);
+    let scored = table.rows.len() - incomplete.len();
+    let out = String::from_utf8(out.into_inner()?)?;
+    let gate = gate_summary(inputs.clone(), &gates);
     match &args.output {
         Some(p) => write(p, &out)?,
         None if !args.json => print!("{out}"),
@@ -97,12 +93,4 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -79,7 +79,8 @@ pub fn run(args: &FitArgs) -> Result<()> {
     model.save(&args.save)?;
     let pred: Vec<f64> = data.x.iter().map(|r| model.predict(r)).collect();
     let rho = ragjudge_stats::correlation::spearman(&pred, &data.y).ok().and_then(|c| c.coefficient);
-    let gate = gate_summary(&model, &data.x);
+    let gates: Vec<Vec<f64>> = data.x.iter().filter_map(|r| model.model.gate(r)).collect();
+    let gate = gate_summary(model.input_names(), &gates);
     let unknown: Vec<&str> = model.inputs.iter().filter(|c| c.definition.is_none()).map(|c| c.name.as_str()).collect();
     if args.json {
         let v = json!({
@@ -126,21 +127,23 @@ pub struct GateSummary {
     pub drove: Vec<usize>,
 }
 
-/// The gate summary of `model` over `rows`, `None` for models without a gate.
-pub fn gate_summary(model: &FusedModel, rows: &[Vec<f64>]) -> Option<GateSummary> {
-    let m = model.inputs.len();
+/// The gate summary of per-row gate weights (`None` when there are none: a model without a gate).
+pub fn gate_summary(inputs: Vec<String>, gates: &[Vec<f64>]) -> Option<GateSummary> {
+    if gates.is_empty() {
+        return None;
+    }
+    let m = inputs.len();
     let mut mean = vec![0.0; m];
     let mut drove = vec![0usize; m];
-    for r in rows {
-        let g = model.model.gate(r)?;
+    for g in gates {
         for (j, w) in g.iter().enumerate() {
-            mean[j] += w / rows.len() as f64;
+            mean[j] += w / gates.len() as f64;
         }
         if let Some((j, _)) = g.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
             drove[j] += 1;
         }
     }
-    Some(GateSummary { inputs: model.input_names(), mean_weight: mean, drove })
+    Some(GateSummary { inputs, mean_weight: mean, drove })
 }
 
 /// The gate summary as lines of text.

@@ -8,9 +8,7 @@ pub use args::ScoreArgs;
 
 use crate::progress::Progress;
 use anyhow::Result;
-use ragjudge_eval::families::{
-    build_metrics, build_stages, definitions, split_arguments, write_definitions, StageContext,
-};
+use ragjudge_eval::families::{build_stages, build_with_definitions, split_arguments, write_definitions, StageContext};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::stages::render_consistency;
 use ragjudge_eval::{create_file_sink, render_table, EvalReport, Evaluator, RowSink};
@@ -22,7 +20,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     let mut settings = args.metric_settings()?;
     let names = split_arguments(&args.metrics, &mut settings)?;
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
-    let metrics = build_metrics(&names, &settings, &models)?;
+    let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
     let evaluator = Evaluator::new(metrics, args.eval_settings())?;
     let mut sink = args.output.as_deref().map(create_file_sink).transpose()?;
     let ctx = StageContext {
@@ -39,7 +37,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     let report = report?;
     if let Some(out) = &args.output {
         // How each column was computed, for models fitted on this file (`fuse fit`).
-        write_definitions(out, &definitions(&names, &settings, &models)?)?;
+        write_definitions(out, &defs)?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json_summary(args, &report)?)?);
