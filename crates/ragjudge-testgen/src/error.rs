@@ -1,0 +1,48 @@
+//! The error type of test-set generation.
+
+use std::path::PathBuf;
+
+/// What can go wrong while reading a collection or building its topic strata.
+#[derive(Debug, thiserror::Error)]
+pub enum TestgenError {
+    /// A file or directory could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A malformed line of a JSONL collection.
+    #[error("{}:{line}: {field}: {message}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The field at fault (`json` for a line that does not parse).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Nothing usable was found.
+    #[error("empty collection: {0}")]
+    Empty(String),
+    /// Settings that cannot work (e.g. more clusters than chunks).
+    #[error("invalid settings: {0}")]
+    Settings(String),
+    /// A numerical step failed.
+    #[error("{step}: {message}")]
+    Numeric {
+        /// The step (`pca`, `k-means`, ...).
+        step: &'static str,
+        /// The cause.
+        message: String,
+    },
+    /// An embedding model failed.
+    #[error("embedding: {0}")]
+    Model(#[from] ragjudge_models::ModelError),
+    /// A chart could not be drawn.
+    #[error("topic map: {0}")]
+    Chart(#[from] ragjudge_charts::ChartError),
+}
