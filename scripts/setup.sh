@@ -8,6 +8,8 @@ for pkg in pkg-config cmake libclang-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
+# python3-venv: python/test.sh builds the Python package into a fresh virtual environment.
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -1,0 +1,104 @@
+"""Type stubs of ragjudge._native, the compiled engine bindings (see ragjudge/__init__.py)."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+__version__: str
+
+class RecordError(ValueError):
+    index: Optional[int]
+    field: Optional[str]
+    file: Optional[str]
+    line: Optional[int]
+
+def metric_families() -> List[str]: ...
+def score(
+    records: Optional[Sequence[str]] = None,
+    paths: Optional[Sequence[str]] = None,
+    *,
+    metrics: Sequence[str] = ...,
+    system: Optional[str] = None,
+    format: str = "auto",
+    skip_invalid: bool = False,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    k: Sequence[int] = ...,
+    relevance_threshold: float = 2.0,
+    skip_short_lists: bool = False,
+    rouge_stemmer: bool = False,
+    ciu_c_char: float = 0.005,
+    ciu_position: bool = True,
+    ciu_frequency: bool = True,
+    ciu_effort: bool = True,
+    ruber_model: Optional[str] = None,
+    embedder: str = "minilm",
+    nli: Optional[str] = None,
+    pii_model: str = "pii-ner",
+    batch_size: int = 32,
+    judge: str = "local:qwen2.5-1.5b",
+    cache: Optional[str] = None,
+    no_cache: bool = False,
+) -> Dict[str, Any]: ...
+def calibrate_fit(
+    x: Sequence[Sequence[float]],
+    y: Sequence[float],
+    score_columns: Sequence[str],
+    label_column: str,
+    *,
+    method: str = "platt",
+    alpha: float = 0.1,
+    cal_fraction: float = 0.25,
+    test_fraction: float = 0.25,
+    seed: int = 42,
+    binarize: Optional[float] = None,
+    on: Sequence[str] = ...,
+) -> Tuple[str, str]: ...
+def calibrate_apply(calibrator: str, x: Sequence[Sequence[float]]) -> Dict[str, Any]: ...
+def weakness(
+    systems: Sequence[str],
+    values: Sequence[float],
+    strata: Sequence[Sequence[Optional[str]]],
+    by: Sequence[str],
+    *,
+    alpha: float = 0.05,
+    min_n: int = 5,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> str: ...
+def compare(
+    a: Sequence[str],
+    b: Sequence[str],
+    output: str,
+    *,
+    judge: str = "local:qwen2.5-1.5b",
+    reasoning: bool = True,
+    swap: bool = True,
+    tau: float = 0.1,
+    limit: Optional[int] = None,
+    ids: Sequence[str] = ...,
+    lang: str = "auto",
+    debias: bool = False,
+    cache: Optional[str] = None,
+    no_cache: bool = False,
+    threads: Optional[int] = None,
+) -> Tuple[str, str, str]: ...
+def tournament(
+    records: Sequence[str],
+    output: str,
+    *,
+    judge: str = "local:qwen2.5-1.5b",
+    format: str = "swiss",
+    rounds: Optional[int] = None,
+    rank_by: str = "bt",
+    seed: int = 0,
+    reasoning: bool = True,
+    swap: bool = True,
+    tau: float = 0.1,
+    limit: Optional[int] = None,
+    ids: Sequence[str] = ...,
+    lang: str = "auto",
+    debias: bool = False,
+    cache: Optional[str] = None,
+    no_cache: bool = False,
+    threads: Optional[int] = None,
+) -> Tuple[str, str]: ...

@@ -1,0 +1,240 @@
+//! `compare` and `tournament`: DICE pairwise judging through `ragjudge_dice` (DICE §3.3), as
+//! `ragjudge compare` and `ragjudge tournament` run it, with traces and labels in `output`.
+
+use crate::error::{record_error, runtime_error, value_error, Origin};
+use pyo3::prelude::*;
+use ragjudge_core::text::Lang;
+use ragjudge_core::{DuplicateKeys, Format, InputError, ReadOptions, Record, RecordReader};
+use ragjudge_dice::run::{index_by_id, with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::tournament::{run as run_tournament, Format as TourFormat, RankBy, TournamentConfig};
+use ragjudge_eval::models::backends::judge_or_dry_run;
+use ragjudge_eval::models::{CacheChoice, JudgeSettings};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Reads JSON records (one per string) for pairing; a repeated `(id, system, run)` is refused
+/// (pairing by question would be ambiguous).
+fn read_records(lines: Vec<String>) -> Result<Vec<Record>, InputError> {
+    let text = lines.join("\n").into_bytes();
+    let opts = ReadOptions { format: Format::Jsonl, ..ReadOptions::default() };
+    let mut reader = RecordReader::from_reader("records.jsonl", Cursor::new(text), &opts)?;
+    let mut keys = DuplicateKeys::default();
+    let mut out = Vec::new();
+    while let Some(item) = reader.next() {
+        let record = item?;
+        if let Some(d) = keys.check(&record, reader.last_line()) {
+            let message = format!("{d}; pairing by question would be ambiguous");
+            return Err(InputError::new(reader.name(), reader.last_line(), Some("id".into()), message));
+        }
+        out.push(record);
+    }
+    Ok(out)
+}
+
+/// How a DICE run is set up from the keyword arguments.
+struct DiceSetup {
+    judge: JudgeSettings,
+    opts: DiceRunOptions,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn setup(
+    judge: String,
+    output: PathBuf,
+    reasoning: bool,
+    swap: bool,
+    tau: f64,
+    limit: Option<usize>,
+    ids: Vec<String>,
+    lang: &str,
+    debias: bool,
+    cache: Option<PathBuf>,
+    no_cache: bool,
+    threads: Option<usize>,
+) -> PyResult<DiceSetup> {
+    let lang = match lang.to_ascii_lowercase().as_str() {
+        "auto" => None,
+        "en" => Some(Lang::En),
+        "zh" => Some(Lang::Zh),
+        other => return Err(value_error(format!("lang must be auto, en or zh, got `{other}`"))),
+    };
+    let judge = JudgeSettings {
+        spec: judge,
+        cache: match (cache, no_cache) {
+            (_, true) => CacheChoice::Disabled,
+            (Some(p), false) => CacheChoice::Path(p),
+            (None, false) => CacheChoice::Default,
+        },
+        threads,
+        concurrency: 8,
+        timeout: Duration::from_secs(120),
+        hard_labels: false,
+    };
+    let opts = DiceRunOptions {
+        tau,
+        reasoning,
+        swap,
+        lang,
+        limit,
+        ids,
+        debias,
+        dry_run: false,
+        output: Some(output),
+    };
+    Ok(DiceSetup { judge, opts })
+}
+
+/// The run's judge, usage, prior and trust fields added to `report`, and the trust text.
+fn finish(run: &DiceRun, report: Value) -> (Value, String) {
+    let trust = run.trust();
+    (with_fields(report, run.report_fields(&trust)), trust.render())
+}
+
+/// One DICE match between the records `a` and `b` (JSON objects, joined on `id`). Returns
+/// `(report_json, questions_json, trust_text)`; `compare.json`, `traces.jsonl` and `labels.jsonl`
+/// go to `output`.
+#[pyfunction]
+#[pyo3(signature = (
+    a, b, output, *, judge="local:qwen2.5-1.5b".to_string(), reasoning=true, swap=true, tau=0.1,
+    limit=None, ids=Vec::new(), lang="auto", debias=false, cache=None, no_cache=false, threads=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn compare(
+    py: Python<'_>,
+    a: Vec<String>,
+    b: Vec<String>,
+    output: PathBuf,
+    judge: String,
+    reasoning: bool,
+    swap: bool,
+    tau: f64,
+    limit: Option<usize>,
+    ids: Vec<String>,
+    lang: &str,
+    debias: bool,
+    cache: Option<PathBuf>,
+    no_cache: bool,
+    threads: Option<usize>,
+) -> PyResult<(String, String, String)> {
+    let a = read_records(a).map_err(|e| record_error(py, &e, Origin::Memory))?;
+    let b_records = read_records(b).map_err(|e| record_error(py, &e, Origin::Memory))?;
+    let s = setup(judge, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
+    let out = py.detach(move || -> Result<(String, String, String), String> {
+        let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
+        let (name_a, name_b) = match (a.first(), b_records.first()) {
+            (Some(x), Some(y)) => (x.system.clone(), y.system.clone()),
+            _ => return Err("both runs need records".into()),
+        };
+        let judge = Arc::from(judge_or_dry_run(&s.judge, false).map_err(|e| e.to_string())?);
+        let mut run = DiceRun::new(judge, &s.opts).map_err(|e| e.to_string())?;
+        let played = run.play(&a, &b).map_err(|e| e.to_string())?;
+        run.ensure_judged().map_err(|e| e.to_string())?;
+        let summary = played.summary().ok_or("no question was scored")?;
+        let report = json!({
+            "system_a": name_a, "system_b": name_b,
+            "questions": played.rows.len(), "failed": played.failures.len(), "failures": played.failures,
+            "s_a": summary.s_a, "s_b": 1.0 - summary.s_a,
+            "wins_a": summary.wins_a, "ties": summary.ties, "wins_b": summary.wins_b,
+            "order_consistency": summary.order_consistency,
+            "categories": summary.categories, "tau": s.opts.tau,
+        });
+        let (report, trust) = finish(&run, report);
+        run.write_report("compare.json", &report).map_err(|e| e.to_string())?;
+        let rows: Vec<Value> = played
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "id": r.id, "s_a": r.s_a, "s_b": 1.0 - r.s_a, "order_consistent": r.consistent,
+                    "category_a": r.category_a.map(|c| format!("{c:?}")),
+                    "category_b": r.category_b.map(|c| format!("{c:?}")),
+                })
+            })
+            .collect();
+        Ok((report.to_string(), Value::Array(rows).to_string(), trust))
+    });
+    out.map_err(runtime_error)
+}
+
+/// A DICE tournament among the systems of `records` (JSON objects; systems in order of first
+/// appearance), Swiss or round robin, ranked by Bradley-Terry or Elo. Returns
+/// `(report_json, trust_text)`; `leaderboard.json`, traces and labels go to `output`.
+#[pyfunction]
+#[pyo3(signature = (
+    records, output, *, judge="local:qwen2.5-1.5b".to_string(), format="swiss", rounds=None,
+    rank_by="bt", seed=0, reasoning=true, swap=true, tau=0.1, limit=None, ids=Vec::new(),
+    lang="auto", debias=false, cache=None, no_cache=false, threads=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn tournament(
+    py: Python<'_>,
+    records: Vec<String>,
+    output: PathBuf,
+    judge: String,
+    format: &str,
+    rounds: Option<usize>,
+    rank_by: &str,
+    seed: u64,
+    reasoning: bool,
+    swap: bool,
+    tau: f64,
+    limit: Option<usize>,
+    ids: Vec<String>,
+    lang: &str,
+    debias: bool,
+    cache: Option<PathBuf>,
+    no_cache: bool,
+    threads: Option<usize>,
+) -> PyResult<(String, String)> {
+    let format = match format.to_ascii_lowercase().replace('_', "-").as_str() {
+        "swiss" => TourFormat::Swiss,
+        "round-robin" | "roundrobin" => TourFormat::RoundRobin,
+        other => return Err(value_error(format!("format must be swiss or round-robin, got `{other}`"))),
+    };
+    let rank_by = match rank_by.to_ascii_lowercase().as_str() {
+        "bt" | "bradley-terry" => RankBy::BradleyTerry,
+        "elo" => RankBy::Elo,
+        other => return Err(value_error(format!("rank_by must be bt or elo, got `{other}`"))),
+    };
+    let records = read_records(records).map_err(|e| record_error(py, &e, Origin::Memory))?;
+    let s = setup(judge, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
+    let out = py.detach(move || -> Result<(String, String), String> {
+        let mut order: Vec<String> = Vec::new();
+        let mut by_system: HashMap<String, Vec<Record>> = HashMap::new();
+        for r in records {
+            if !by_system.contains_key(&r.system) {
+                order.push(r.system.clone());
+            }
+            by_system.entry(r.system.clone()).or_default().push(r);
+        }
+        if order.len() < 2 {
+            return Err(format!("a tournament needs at least two systems, found {}", order.len()));
+        }
+        let index = index_by_id(by_system.iter().map(|(s, recs)| (s.as_str(), recs)));
+        let judge = Arc::from(judge_or_dry_run(&s.judge, false).map_err(|e| e.to_string())?);
+        let mut run = DiceRun::new(judge, &s.opts).map_err(|e| e.to_string())?;
+        let mut cfg = TournamentConfig { format, rounds, rank_by, ..TournamentConfig::default() };
+        cfg.bt.seed = seed;
+        let board = run_tournament(&order, &cfg, |a, b| run.play(&by_system[a], &index[b]).map(|p| p.match_result()))
+            .map_err(|e| e.to_string())?;
+        run.ensure_judged().map_err(|e| e.to_string())?;
+        let failures = run.failures().to_vec();
+        let report = json!({
+            "systems": board.systems,
+            "rank_by": match rank_by { RankBy::Elo => "elo", RankBy::BradleyTerry => "bt" },
+            "judge_calls": board.judge_calls,
+            "round_robin_calls": board.round_robin_calls,
+            "failed": failures.len(),
+            "failures": failures,
+            "matches": board.matches,
+        });
+        let (report, trust) = finish(&run, report);
+        run.write_report("leaderboard.json", &report).map_err(|e| e.to_string())?;
+        Ok((report.to_string(), trust))
+    });
+    out.map_err(runtime_error)
+}

@@ -1,0 +1,31 @@
+//! `ragjudge._native`: the Python bindings of the ragjudge engine. Thin on purpose: records go
+//! to `ragjudge_eval::Evaluator` (scoring), `ragjudge_dice` (pairwise judging),
+//! `ragjudge_stats::calibration` (calibration) and `ragjudge_analysis` (weakness); the pure-Python
+//! `ragjudge` package around it builds the pandas DataFrames.
+//!
+//! Every long computation runs with the GIL released (`Python::detach`), so other Python threads
+//! go on while records are scored or judged.
+#![deny(missing_docs)]
+
+mod calibrate;
+mod dice;
+mod error;
+mod score;
+mod weakness;
+
+use pyo3::prelude::*;
+
+/// The module `ragjudge._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("RecordError", m.py().get_type::<error::RecordError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(score::score, m)?)?;
+    m.add_function(wrap_pyfunction!(score::metric_families, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate::calibrate_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate::calibrate_apply, m)?)?;
+    m.add_function(wrap_pyfunction!(weakness::weakness, m)?)?;
+    m.add_function(wrap_pyfunction!(dice::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(dice::tournament, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! `score`: records -> one row per record -> per-system summary, through `ragjudge_eval`, with the
+//! same settings and defaults as `ragjudge score`.
+
+use crate::error::{describe, eval_error, Origin};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ragjudge_core::{Format, InputError, ReadOptions, RecordReader};
+use ragjudge_eval::families::{
+    build_stages, build_with_definitions, split_arguments, CiuSettings, LexicalSettings, MetricSettings,
+    RetrievalSettings, SemanticSettings, StageContext,
+};
+use ragjudge_eval::models::{CacheChoice, EncoderSettings, JudgeSettings, ModelSet, ModelSettings};
+use ragjudge_eval::{render_table, EvalError, EvalReport, EvalSettings, Evaluator, MemorySink, Progress, RowSink};
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Warnings and skipped records of a run, kept for the caller.
+struct Collect {
+    origin: Origin,
+    messages: Mutex<Vec<String>>,
+}
+
+impl Collect {
+    fn push(&self, m: String) {
+        if let Ok(mut v) = self.messages.lock() {
+            v.push(m);
+        }
+    }
+}
+
+impl Progress for Collect {
+    fn skipped(&self, error: &InputError, _count: u64) {
+        self.push(format!("skipped: {}", describe(error, self.origin)));
+    }
+
+    fn warn(&self, message: &str) {
+        self.push(message.to_string());
+    }
+}
+
+/// What one `score` call computed, before it becomes Python objects.
+struct Scored {
+    rows: MemorySink,
+    report: EvalReport,
+    warnings: Vec<String>,
+}
+
+/// The layout names `format=` accepts.
+fn format(name: &str) -> PyResult<Format> {
+    name.parse::<Format>().map_err(crate::error::value_error)
+}
+
+/// Scores `records` (JSON objects, one per string; our layout or RAGAS keys) or the files
+/// `paths`, and returns a dict of columns: `id`, `system`, `run`, `values` (one list per metric
+/// column), `error`, `detail` (JSON text per row), `columns`, `summary` (JSON text of the
+/// per-system summary), `table` (the summary as `ragjudge score` prints it), `warnings`.
+#[pyfunction]
+#[pyo3(signature = (
+    records=None, paths=None, *, metrics=vec!["lexical".to_string(), "ciu".to_string(), "retrieval".to_string()],
+    system=None, format="auto", skip_invalid=false, bootstrap=1000, seed=0, threads=None,
+    k=vec![1, 3, 5], relevance_threshold=2.0, skip_short_lists=false, rouge_stemmer=false,
+    ciu_c_char=0.005, ciu_position=true, ciu_frequency=true, ciu_effort=true, ruber_model=None,
+    embedder="minilm".to_string(), nli=None, pii_model="pii-ner".to_string(), batch_size=32,
+    judge="local:qwen2.5-1.5b".to_string(), cache=None, no_cache=false
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn score(
+    py: Python<'_>,
+    records: Option<Vec<String>>,
+    paths: Option<Vec<PathBuf>>,
+    metrics: Vec<String>,
+    system: Option<String>,
+    format: &str,
+    skip_invalid: bool,
+    bootstrap: usize,
+    seed: u64,
+    threads: Option<usize>,
+    k: Vec<usize>,
+    relevance_threshold: f64,
+    skip_short_lists: bool,
+    rouge_stemmer: bool,
+    ciu_c_char: f64,
+    ciu_position: bool,
+    ciu_frequency: bool,
+    ciu_effort: bool,
+    ruber_model: Option<PathBuf>,
+    embedder: String,
+    nli: Option<String>,
+    pii_model: String,
+    batch_size: usize,
+    judge: String,
+    cache: Option<PathBuf>,
+    no_cache: bool,
+) -> PyResult<Py<PyDict>> {
+    let origin = if paths.is_some() { Origin::Files } else { Origin::Memory };
+    let mut settings = MetricSettings {
+        lexical: LexicalSettings { rouge_stemmer },
+        ciu: CiuSettings { c_char: ciu_c_char, position_discount: ciu_position, frequency_discount: ciu_frequency, effort: ciu_effort },
+        retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists },
+        semantic: SemanticSettings { ruber_model },
+        ..MetricSettings::default()
+    };
+    let models = ModelSettings {
+        embedder,
+        nli,
+        pii_model,
+        encoder: EncoderSettings { batch_size, threads, ..EncoderSettings::default() },
+        judge: JudgeSettings {
+            spec: judge,
+            cache: match (cache, no_cache) {
+                (_, true) => CacheChoice::Disabled,
+                (Some(p), false) => CacheChoice::Path(p),
+                (None, false) => CacheChoice::Default,
+            },
+            threads,
+            concurrency: 8,
+            timeout: Duration::from_secs(120),
+            hard_labels: false,
+        },
+    };
+    let read = ReadOptions { format: format(format)?, default_system: system, ..ReadOptions::default() };
+    let eval = EvalSettings { read: read.clone(), skip_invalid, bootstrap, seed, threads, ..EvalSettings::default() };
+    // Nothing below touches a Python object: the GIL is released while records are scored.
+    let scored = py.detach(move || -> Result<Scored, EvalError> {
+        let names = split_arguments(&metrics, &mut settings)?;
+        let models = Arc::new(ModelSet::new(models));
+        let (metrics, _definitions) = build_with_definitions(&names, &settings, &models)?;
+        let evaluator = Evaluator::new(metrics, eval)?;
+        let ctx = StageContext { settings: &settings, columns: evaluator.columns(), output: None, models: &models };
+        let stages = build_stages(&names, &ctx)?;
+        let progress = Collect { origin, messages: Mutex::new(Vec::new()) };
+        let mut rows = MemorySink::default();
+        let report = {
+            let mut run = evaluator.start(Some(&mut rows as &mut dyn RowSink), stages)?;
+            match (records, paths) {
+                (_, Some(paths)) => {
+                    for p in &paths {
+                        run.read_file(p, &progress)?;
+                    }
+                }
+                (Some(lines), None) => {
+                    let text = lines.join("\n").into_bytes();
+                    let reader = RecordReader::from_reader("records.jsonl", Cursor::new(text), &ReadOptions {
+                        format: Format::Jsonl,
+                        ..read
+                    })?;
+                    for item in reader {
+                        match item {
+                            Ok(record) => run.push(record, &progress)?,
+                            Err(e) => run.skip(e, &progress)?,
+                        }
+                    }
+                }
+                (None, None) => return Err(EvalError::settings("no records given")),
+            }
+            run.finish(&progress)?
+        };
+        let warnings = progress.messages.into_inner().unwrap_or_default();
+        Ok(Scored { rows, report, warnings })
+    });
+    let scored = scored.map_err(|e| eval_error(py, e, origin))?;
+    to_python(py, scored)
+}
+
+/// The rows and summary as a dict of Python lists (column-major, for pandas).
+fn to_python(py: Python<'_>, s: Scored) -> PyResult<Py<PyDict>> {
+    let rows = &s.rows.rows;
+    let d = PyDict::new(py);
+    d.set_item("columns", &s.rows.columns)?;
+    d.set_item("id", rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>())?;
+    d.set_item("system", rows.iter().map(|r| r.system.as_str()).collect::<Vec<_>>())?;
+    d.set_item("run", rows.iter().map(|r| r.run).collect::<Vec<_>>())?;
+    let values: Vec<Vec<Option<f64>>> =
+        (0..s.rows.columns.len()).map(|c| rows.iter().map(|r| r.values[c]).collect()).collect();
+    d.set_item("values", values)?;
+    d.set_item(
+        "error",
+        rows.iter().map(|r| (!r.errors.is_empty()).then(|| r.errors.join("; "))).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "detail",
+        rows.iter()
+            .map(|r| (!r.detail.is_empty()).then(|| serde_json::Value::Object(r.detail.clone()).to_string()))
+            .collect::<Vec<_>>(),
+    )?;
+    let summary = serde_json::to_string(&s.report.summary).map_err(crate::error::runtime_error)?;
+    d.set_item("summary", summary)?;
+    d.set_item("table", render_table(&s.report.summary))?;
+    d.set_item("warnings", s.warnings)?;
+    Ok(d.unbind())
+}
+
+/// The metric families `score` knows, in the order `ragjudge score --help` lists them.
+#[pyfunction]
+pub fn metric_families() -> Vec<&'static str> {
+    ragjudge_eval::families::known()
+}

@@ -1,0 +1,102 @@
+"""compare and tournament through a scripted OpenAI-compatible judge on loopback: a judge that
+always prefers the answer shown first, so that swap averaging must turn every question into a tie."""
+
+import json
+import math
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import ragjudge
+from conftest import RUNS
+
+# P(A) = 0.7, P(B) = 0.2, P(C = tie) = 0.1 for every verdict.
+TOP = [("A", math.log(0.7)), ("B", math.log(0.2)), ("C", math.log(0.1))]
+
+
+class Judge(BaseHTTPRequestHandler):
+    calls = 0
+
+    def do_POST(self):  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        Judge.calls += 1
+        top = [{"token": t, "logprob": lp} for t, lp in TOP]
+        answer = {
+            "id": "x", "object": "chat.completion", "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": "A"},
+                         "logprobs": {"content": [{"token": "A", "logprob": TOP[0][1], "top_logprobs": top}]}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101},
+        }
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(monkeypatch_module):
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Judge)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    monkeypatch_module.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    monkeypatch_module.setenv("OPENAI_API_KEY", "test")
+    yield httpd
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+IDS = ["q01", "q02", "q03"]
+
+
+def test_compare_averages_out_a_first_position_judge(server, tmp_path):
+    m = ragjudge.compare(str(RUNS[1]), str(RUNS[3]), judge="openai:scripted", output=tmp_path, reasoning=False,
+                         ids=IDS, no_cache=True)
+    # Each order: s = P(first) + P(tie)/2 in DICE's soft scoring is not needed here: the two
+    # orders give A the win once each, so each question is a tie, S_A = 0.5.
+    assert m.report["questions"] == 3
+    assert m.s_a == pytest.approx(0.5, abs=1e-12)
+    assert m.questions["id"].tolist() == IDS
+    assert m.report["trust"]["first_position_rate"] == 1.0
+    assert (tmp_path / "compare.json").exists() and (tmp_path / "labels.jsonl").exists()
+    assert "judge trust" in m.trust
+
+
+def test_compare_equals_the_cli(server, cli, tmp_path):
+    py = ragjudge.compare(str(RUNS[1]), str(RUNS[3]), judge="openai:scripted", output=tmp_path / "py",
+                          reasoning=False, ids=IDS, no_cache=True)
+    subprocess.run([cli, "compare", str(RUNS[1]), str(RUNS[3]), "--judge", "openai:scripted", "--no-reasoning",
+                    "--ids", ",".join(IDS), "--no-cache", "--output", str(tmp_path / "cli")], check=True,
+                   capture_output=True)
+    want = json.loads((tmp_path / "cli" / "compare.json").read_text())
+    for key in ("system_a", "system_b", "questions", "s_a", "s_b", "wins_a", "ties", "wins_b",
+                "order_consistency", "categories", "trust"):
+        assert py.report[key] == want[key], key
+    assert (tmp_path / "py" / "labels.jsonl").read_text() == (tmp_path / "cli" / "labels.jsonl").read_text()
+
+
+def test_tournament_ranks_four_systems(server, tmp_path):
+    t = ragjudge.tournament([str(p) for p in RUNS], judge="openai:scripted", output=tmp_path, format="round-robin",
+                            reasoning=False, ids=IDS[:2], no_cache=True)
+    assert sorted(t.leaderboard["system"]) == ["abstain", "oracle", "partial", "wrong"]
+    assert t.report["judge_calls"] == 6 * 2 * 2  # 6 pairs x 2 questions x 2 orders
+    assert (t.leaderboard["ties"] == 3).all()
+
+
+def test_a_bad_record_in_a_match_raises(server, tmp_path):
+    with pytest.raises(ragjudge.RecordError) as e:
+        ragjudge.compare([{"id": "q1", "query": "q", "answer": "a"}, {"id": "q2", "answer": "a"}],
+                         [{"id": "q1", "query": "q", "answer": "b"}], judge="openai:scripted", output=tmp_path)
+    assert (e.value.index, e.value.field) == (1, "query")
