@@ -10,6 +10,7 @@ venv="${RAGJUDGE_VENV:-$root/target/python-venv}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 rm -rf "$venv"
 python3 -m venv "$venv"
+export PATH="$venv/bin:$PATH"   # the build backend runs the `maturin` binary
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
     maturin==1.16.0 pytest==9.2.0 pandas==2.3.3 mypy==2.4.1
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation "$root/python"

@@ -2,6 +2,17 @@
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+__all__ = [
+    "RecordError",
+    "__version__",
+    "calibrate_apply",
+    "calibrate_fit",
+    "compare",
+    "metric_families",
+    "score",
+    "tournament",
+    "weakness",
+]
 __version__: str
 
 class RecordError(ValueError):
@@ -31,11 +42,11 @@ def score(
     ciu_frequency: bool = True,
     ciu_effort: bool = True,
     ruber_model: Optional[str] = None,
-    embedder: str = "minilm",
+    embedder: str = ...,
     nli: Optional[str] = None,
-    pii_model: str = "pii-ner",
+    pii_model: str = ...,
     batch_size: int = 32,
-    judge: str = "local:qwen2.5-1.5b",
+    judge: str = ...,
     cache: Optional[str] = None,
     no_cache: bool = False,
 ) -> Dict[str, Any]: ...
@@ -70,7 +81,7 @@ def compare(
     b: Sequence[str],
     output: str,
     *,
-    judge: str = "local:qwen2.5-1.5b",
+    judge: str = ...,
     reasoning: bool = True,
     swap: bool = True,
     tau: float = 0.1,
@@ -86,7 +97,7 @@ def tournament(
     records: Sequence[str],
     output: str,
     *,
-    judge: str = "local:qwen2.5-1.5b",
+    judge: str = ...,
     format: str = "swiss",
     rounds: Optional[int] = None,
     rank_by: str = "bt",

@@ -39,7 +39,9 @@ pub fn calibrate_fit(
     if let Some(i) = x.iter().position(|r| r.len() != score_columns.len()) {
         return Err(value_error(format!("row {i}: {} scores for {} score columns", x[i].len(), score_columns.len())));
     }
-    let params = CalibrationParams { method, alpha, cal_fraction, test_fraction, seed, binarize }.check().map_err(value_error)?;
+    let params = CalibrationParams { method, alpha, cal_fraction, test_fraction, seed, binarize }
+        .check()
+        .map_err(value_error)?;
     let data = LabelledScores { score_columns, label_column, x, y };
     let (mut fitted, r) = py.detach(|| params.fit(&data)).map_err(value_error)?;
     fitted.on = on;

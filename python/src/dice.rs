@@ -74,17 +74,7 @@ fn setup(
         timeout: Duration::from_secs(120),
         hard_labels: false,
     };
-    let opts = DiceRunOptions {
-        tau,
-        reasoning,
-        swap,
-        lang,
-        limit,
-        ids,
-        debias,
-        dry_run: false,
-        output: Some(output),
-    };
+    let opts = DiceRunOptions { tau, reasoning, swap, lang, limit, ids, debias, dry_run: false, output: Some(output) };
     Ok(DiceSetup { judge, opts })
 }
 

@@ -48,7 +48,7 @@ struct Scored {
 }
 
 /// The layout names `format=` accepts.
-fn format(name: &str) -> PyResult<Format> {
+fn parse_format(name: &str) -> PyResult<Format> {
     name.parse::<Format>().map_err(crate::error::value_error)
 }
 
@@ -97,7 +97,12 @@ pub fn score(
     let origin = if paths.is_some() { Origin::Files } else { Origin::Memory };
     let mut settings = MetricSettings {
         lexical: LexicalSettings { rouge_stemmer },
-        ciu: CiuSettings { c_char: ciu_c_char, position_discount: ciu_position, frequency_discount: ciu_frequency, effort: ciu_effort },
+        ciu: CiuSettings {
+            c_char: ciu_c_char,
+            position_discount: ciu_position,
+            frequency_discount: ciu_frequency,
+            effort: ciu_effort,
+        },
         retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists },
         semantic: SemanticSettings { ruber_model },
         ..MetricSettings::default()
@@ -120,7 +125,7 @@ pub fn score(
             hard_labels: false,
         },
     };
-    let read = ReadOptions { format: format(format)?, default_system: system, ..ReadOptions::default() };
+    let read = ReadOptions { format: parse_format(format)?, default_system: system, ..ReadOptions::default() };
     let eval = EvalSettings { read: read.clone(), skip_invalid, bootstrap, seed, threads, ..EvalSettings::default() };
     // Nothing below touches a Python object: the GIL is released while records are scored.
     let scored = py.detach(move || -> Result<Scored, EvalError> {
@@ -142,10 +147,11 @@ pub fn score(
                 }
                 (Some(lines), None) => {
                     let text = lines.join("\n").into_bytes();
-                    let reader = RecordReader::from_reader("records.jsonl", Cursor::new(text), &ReadOptions {
-                        format: Format::Jsonl,
-                        ..read
-                    })?;
+                    let reader = RecordReader::from_reader(
+                        "records.jsonl",
+                        Cursor::new(text),
+                        &ReadOptions { format: Format::Jsonl, ..read },
+                    )?;
                     for item in reader {
                         match item {
                             Ok(record) => run.push(record, &progress)?,
@@ -175,10 +181,7 @@ fn to_python(py: Python<'_>, s: Scored) -> PyResult<Py<PyDict>> {
     let values: Vec<Vec<Option<f64>>> =
         (0..s.rows.columns.len()).map(|c| rows.iter().map(|r| r.values[c]).collect()).collect();
     d.set_item("values", values)?;
-    d.set_item(
-        "error",
-        rows.iter().map(|r| (!r.errors.is_empty()).then(|| r.errors.join("; "))).collect::<Vec<_>>(),
-    )?;
+    d.set_item("error", rows.iter().map(|r| (!r.errors.is_empty()).then(|| r.errors.join("; "))).collect::<Vec<_>>())?;
     d.set_item(
         "detail",
         rows.iter()
