@@ -54,6 +54,8 @@ pub enum Command {
     Plot(commands::report::PlotArgs),
     /// Learned fusion of metrics into one score (MoE-CIU, SVR, least squares): fit, apply, study.
     Fuse(commands::fuse::FuseArgs),
+    /// Questions from a document collection, stratified by topic (HCAT §2): chunk, embed, cluster, sample, generate, select.
+    Testgen(commands::testgen::TestgenArgs),
 }
 
 impl Command {
@@ -74,6 +76,7 @@ impl Command {
             Command::Probes(a) => commands::probes::run(a),
             Command::Gate(a) => commands::gate::run(a),
             Command::Weakness(a) => commands::weakness::run(a),
+            Command::Testgen(a) => commands::testgen::run_testgen(a),
             Command::Perturb(a) => commands::perturb::run(a),
             Command::Robustness(a) => commands::robustness::run(a),
             Command::Report(a) => commands::report::run(a),

@@ -348,16 +348,30 @@ impl<'m> Engine<'m> {
     pub(crate) fn generate(&mut self, prompt: &Prompt, params: &GenParams) -> Result<Generation, ModelError> {
         let tokens = self.prompt_tokens(prompt)?;
         self.eval(&tokens)?;
-        let mut sampler = (params.temperature > 0.0).then(|| {
-            let mut chain = Vec::new();
-            if params.top_p > 0.0 && params.top_p < 1.0 {
-                chain.push(LlamaSampler::top_p(params.top_p, 1));
+        let model = self.model;
+        // A grammar goes first in the chain, so that sampling only sees the tokens it allows;
+        // the chain then accepts each chosen token to advance the grammar's state.
+        let grammar = match params.grammar.as_deref() {
+            Some(g) => Some(
+                LlamaSampler::grammar(model, g, "root")
+                    .map_err(|e| ModelError::Inference(format!("grammar rejected by llama.cpp: {e}")))?,
+            ),
+            None => None,
+        };
+        let constrained = grammar.is_some();
+        let mut sampler = (params.temperature > 0.0 || constrained).then(|| {
+            let mut chain: Vec<LlamaSampler> = grammar.into_iter().collect();
+            if params.temperature > 0.0 {
+                if params.top_p > 0.0 && params.top_p < 1.0 {
+                    chain.push(LlamaSampler::top_p(params.top_p, 1));
+                }
+                chain.push(LlamaSampler::temp(params.temperature));
+                chain.push(LlamaSampler::dist(mix_seed(self.seed, params.seed)));
+            } else {
+                chain.push(LlamaSampler::greedy());
             }
-            chain.push(LlamaSampler::temp(params.temperature));
-            chain.push(LlamaSampler::dist(mix_seed(self.seed, params.seed)));
             LlamaSampler::chain_simple(chain)
         });
-        let model = self.model;
         let vocab = model.vocab();
         let mut text: Vec<u8> = Vec::new();
         let mut generated = 0usize;
@@ -367,7 +381,13 @@ impl<'m> Engine<'m> {
             let Some(logits) = self.last_logits.as_deref() else { break };
             let token = match sampler.as_mut() {
                 None => argmax(logits),
-                Some(s) => sample(logits, s),
+                Some(s) => {
+                    let t = sample(logits, s);
+                    if constrained {
+                        s.accept(t);
+                    }
+                    t
+                }
             };
             if vocab.is_eog(token) {
                 finish = "stop";

@@ -215,7 +215,8 @@ impl Judge for LlamaJudge {
 
     /// Greedy when `temperature` is 0, else seeded top-p / temperature sampling. Stops at an
     /// end-of-generation token or before a stop string (`finish_reason` `stop`), or after
-    /// `max_tokens` or at the end of the context (`length`). `json_schema` is not enforced.
+    /// `max_tokens` or at the end of the context (`length`). A `grammar` (GBNF) constrains every
+    /// sampled token; `json_schema` alone is not enforced.
     fn generate(&self, prompt: &Prompt, params: &GenParams) -> Result<Generation, ModelError> {
         let prompt = prompt.clone();
         let params = params.clone();

@@ -267,3 +267,23 @@ fn fast_mode_loads_and_scores() {
         assert!((lp.probs[k] - exact.probs[k]).abs() < 0.1, "{:?} vs {:?}", lp.probs, exact.probs);
     }
 }
+
+#[test]
+fn a_grammar_constrains_every_token() {
+    let judge = load();
+    // A question the free-running model answers in prose; the grammar allows only a JSON object
+    // with one "answer" field of "yes" or "no".
+    let prompt = Prompt::chat("", "Is the sea salty? Explain in detail.");
+    let grammar = r#"root ::= "{\"answer\": \"" ("yes" | "no") "\"}""#;
+    let free = judge.generate(&prompt, &GenParams { max_tokens: 24, ..GenParams::default() }).unwrap();
+    assert!(!free.text.starts_with("{\"answer\""), "{:?}", free.text);
+    for (temperature, seed) in [(0.0, 1), (0.9, 2), (0.9, 3)] {
+        let params =
+            GenParams { max_tokens: 32, temperature, seed, grammar: Some(grammar.into()), ..GenParams::default() };
+        let g = judge.generate(&prompt, &params).unwrap();
+        assert!(g.text == r#"{"answer": "yes"}"# || g.text == r#"{"answer": "no"}"#, "{:?}", g.text);
+        assert_eq!(g.finish_reason, "stop");
+    }
+    let bad = GenParams { grammar: Some("root ::= (".into()), ..GenParams::default() };
+    assert!(judge.generate(&prompt, &bad).unwrap_err().to_string().contains("grammar"));
+}

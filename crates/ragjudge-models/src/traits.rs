@@ -105,11 +105,23 @@ pub struct GenParams {
     /// A JSON schema the output must follow, where the backend supports structured output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_schema: Option<serde_json::Value>,
+    /// A GBNF grammar (llama.cpp's format, start rule `root`) the output must follow, for local
+    /// backends, which constrain sampling with it; HTTP backends use `json_schema` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<String>,
 }
 
 impl Default for GenParams {
     fn default() -> Self {
-        Self { max_tokens: 512, temperature: 0.0, top_p: 1.0, seed: 42, stop: Vec::new(), json_schema: None }
+        Self {
+            max_tokens: 512,
+            temperature: 0.0,
+            top_p: 1.0,
+            seed: 42,
+            stop: Vec::new(),
+            json_schema: None,
+            grammar: None,
+        }
     }
 }
 

@@ -265,6 +265,7 @@ fn generate_sends_parameters_key_and_counts_usage() {
         seed: 7,
         stop: vec!["END".into()],
         json_schema: Some(json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})),
+        grammar: None,
     };
     let mut p = prompt("give json");
     p.assistant_prefix = Some("{".into());

@@ -1,20 +1,28 @@
 //! Test-set generation from a document collection (HCAT, section 2): read the collection,
 //! [`chunk`] it, embed the chunks, reduce them ([`reduce`]), cluster them into topic strata
-//! ([`cluster`], [`strata`]) labelled by class-based TF-IDF ([`topics`]), and draw a stratified
-//! sample ([`sample`]) so that every topic of the collection is covered by construction.
+//! ([`cluster`], [`strata`]) labelled by class-based TF-IDF ([`topics`]), draw a stratified
+//! sample ([`sample`]) so that every topic of the collection is covered by construction, have
+//! the judge model write questions of several types under a grammar ([`generate`], [`schema`])
+//! and keep the ones that pass the checks ([`select`]).
 #![deny(missing_docs)]
 
 pub mod chunk;
 pub mod cluster;
 pub mod corpus;
 pub mod error;
+pub mod generate;
+pub mod pipeline;
 pub mod reduce;
 pub mod sample;
+pub mod schema;
+pub mod select;
 pub mod strata;
 pub mod topics;
 
 pub use chunk::{chunk_documents, Chunk, ChunkOptions, Chunking};
 pub use corpus::{read_corpus, Corpus, Document, ReadOptions, Skip};
 pub use error::TestgenError;
+pub use generate::QueryType;
+pub use pipeline::{estimate, plan, run, CallEstimate, Plan, TestgenOutput, TestgenSettings};
 pub use sample::{stratified_sample, Allocation, Sample, SampleOptions};
 pub use strata::{build_strata, embed_chunks, topic_map, ClusterMethod, Strata, StrataOptions, Topic};

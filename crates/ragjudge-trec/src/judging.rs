@@ -106,6 +106,7 @@ pub fn ask_all<T>(
                     seed: opts.seed.wrapping_add(u64::from(attempt)),
                     stop: Vec::new(),
                     json_schema: opts.structured.then(|| r.schema.clone()),
+                    grammar: None,
                 };
                 (r.prompt.clone(), params)
             })

@@ -14,4 +14,5 @@ pub mod probes;
 pub mod report;
 pub mod robustness;
 pub mod score;
+pub mod testgen;
 pub mod weakness;

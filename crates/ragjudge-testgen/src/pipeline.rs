@@ -1,0 +1,272 @@
+//! The whole of test generation as one call: collection -> chunks -> strata -> sample ->
+//! generation tasks -> questions -> selection -> question records with their strata in `meta`.
+
+use std::collections::BTreeMap;
+
+use ragjudge_core::text::words;
+use ragjudge_models::{Embedder, Judge};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::chunk::{chunk_documents, ChunkOptions, Chunking};
+use crate::corpus::Corpus;
+use crate::error::TestgenError;
+use crate::generate::{
+    generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, QueryType,
+};
+use crate::sample::{stratified_sample, Sample, SampleOptions};
+use crate::select::{select, Candidate, Checks, SelectOptions};
+use crate::strata::{build_strata, embed_chunks, Strata, StrataOptions};
+
+/// Every setting of a run.
+#[derive(Debug, Clone)]
+pub struct TestgenSettings {
+    /// Chunking.
+    pub chunk: ChunkOptions,
+    /// Strata.
+    pub strata: StrataOptions,
+    /// Sampling of chunks.
+    pub sample: SampleOptions,
+    /// Query types, assigned in rotation to the sampled chunks of each topic (topic `t` starts
+    /// at type `t`).
+    pub types: Vec<QueryType>,
+    /// Questions asked of each sampled chunk.
+    pub per_chunk: usize,
+    /// Generation.
+    pub generation: GenOptions,
+    /// Selection.
+    pub selection: SelectOptions,
+    /// Embedding batch size.
+    pub batch: usize,
+}
+
+/// The plan before any model is called.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// The chunks.
+    pub chunking: Chunking,
+    /// Their strata.
+    pub strata: Strata,
+    /// The sampled chunks.
+    pub sample: Sample,
+    /// Generation tasks.
+    #[serde(skip)]
+    pub tasks: Vec<GenTask>,
+}
+
+/// Upper bounds of the model calls a run makes and its estimated prompt tokens.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallEstimate {
+    /// Generation tasks.
+    pub tasks: usize,
+    /// First generation attempts (one per task).
+    pub generation_calls: usize,
+    /// Generation calls if every attempt failed its check.
+    pub generation_calls_max: usize,
+    /// Selection calls (two label-probability calls per candidate at most).
+    pub selection_calls_max: usize,
+    /// Estimated prompt tokens of the first attempts (characters / 4).
+    pub generation_prompt_tokens: u64,
+    /// Tasks per query type.
+    pub per_type: BTreeMap<String, usize>,
+}
+
+/// One question that passed selection, as a record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Question {
+    /// The record (`id`, `query`, `reference`, `meta`).
+    pub record: Value,
+}
+
+/// A task whose question was not kept, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rejected {
+    /// Query type.
+    pub query_type: QueryType,
+    /// Source chunk ids.
+    pub source_ids: Vec<String>,
+    /// The question, when one was generated.
+    pub question: Option<String>,
+    /// Why it was left out.
+    pub reason: String,
+    /// Raw replies of failed attempts.
+    pub raw: Vec<(String, String)>,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestgenOutput {
+    /// The plan it carried out.
+    pub plan: Plan,
+    /// Kept questions.
+    pub questions: Vec<Question>,
+    /// Tasks without a kept question.
+    pub rejected: Vec<Rejected>,
+    /// Generation attempts per task (failed and retried included).
+    pub attempts: usize,
+}
+
+/// Chunks, embeds, stratifies and samples a collection, and lays out the generation tasks.
+pub fn plan(corpus: &Corpus, embedder: &dyn Embedder, settings: &TestgenSettings) -> Result<Plan, TestgenError> {
+    let chunking = chunk_documents(&corpus.documents, settings.chunk)?;
+    let vectors = embed_chunks(embedder, &chunking.chunks, settings.batch)?;
+    let strata = build_strata(&chunking.chunks, &vectors, &settings.strata)?;
+    let names: Vec<String> = strata.assignment.iter().map(|&a| strata.topics[a].id.clone()).collect();
+    let sample = stratified_sample(&names, &settings.sample)?;
+    if settings.types.is_empty() || settings.per_chunk == 0 {
+        return Err(TestgenError::Settings("no query types or no questions per chunk".into()));
+    }
+    let mut tasks = Vec::new();
+    let mut turn: BTreeMap<usize, usize> = BTreeMap::new();
+    for &i in &sample.indices {
+        let topic = strata.assignment[i];
+        for _ in 0..settings.per_chunk {
+            // Each topic starts its rotation at its own offset, so that a few chunks per topic
+            // still give every type across the collection.
+            let k = turn.entry(topic).or_insert(topic);
+            let mut query_type = settings.types[*k % settings.types.len()];
+            *k += 1;
+            let mut sources = vec![i];
+            if query_type == QueryType::MultiHop {
+                match partner(i, &strata, &chunking, &vectors) {
+                    Some(j) => sources.push(j),
+                    None => query_type = QueryType::Factual,
+                }
+            }
+            tasks.push(GenTask { query_type, sources, topic });
+        }
+    }
+    Ok(Plan { chunking, strata, sample, tasks })
+}
+
+/// The most similar chunk of the same topic from another document (else the same document).
+fn partner(i: usize, strata: &Strata, chunking: &Chunking, vectors: &ndarray::Array2<f64>) -> Option<usize> {
+    let chunks = &chunking.chunks;
+    let topic = strata.assignment[i];
+    let score =
+        |j: usize| -> (bool, f64) { (chunks[j].doc_id != chunks[i].doc_id, vectors.row(i).dot(&vectors.row(j))) };
+    (0..chunks.len()).filter(|&j| j != i && strata.assignment[j] == topic).max_by(|&a, &b| {
+        let (da, sa) = score(a);
+        let (db, sb) = score(b);
+        da.cmp(&db).then(sa.total_cmp(&sb))
+    })
+}
+
+/// What a plan will cost: calls and estimated prompt tokens, without calling any model.
+pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
+    let mut per_type = BTreeMap::new();
+    let mut tokens = 0u64;
+    for t in &plan.tasks {
+        *per_type.entry(t.query_type.name().to_string()).or_insert(0) += 1;
+        let (prompt, _) = task_prompt(t, &plan.chunking.chunks);
+        let chars: usize = prompt.messages.iter().map(|m| m.content.chars().count()).sum();
+        tokens += (chars as u64).div_ceil(4);
+    }
+    let n = plan.tasks.len();
+    CallEstimate {
+        tasks: n,
+        generation_calls: n,
+        generation_calls_max: n * (1 + settings.generation.retries as usize),
+        selection_calls_max: 2 * n,
+        generation_prompt_tokens: tokens,
+        per_type,
+    }
+}
+
+/// Generates and selects the questions of a plan.
+pub fn run(
+    plan: Plan,
+    judge: &dyn Judge,
+    embedder: &dyn Embedder,
+    settings: &TestgenSettings,
+) -> Result<TestgenOutput, TestgenError> {
+    let chunks = &plan.chunking.chunks;
+    let generated: Vec<Generated> = generate(judge, &plan.tasks, chunks, &settings.generation);
+    let attempts = generated.iter().map(|g| g.attempts as usize).sum();
+    let mut rejected = Vec::new();
+    let mut candidates = Vec::new();
+    let mut from_task = Vec::new();
+    for (k, (task, g)) in plan.tasks.iter().zip(&generated).enumerate() {
+        let source_ids: Vec<String> = task.sources.iter().map(|&i| chunks[i].id.clone()).collect();
+        match &g.item {
+            None => rejected.push(Rejected {
+                query_type: task.query_type,
+                source_ids,
+                question: None,
+                reason: format!("no valid reply in {} attempt(s)", g.attempts),
+                raw: g.failures.clone(),
+            }),
+            Some(item) => {
+                candidates.push(Candidate {
+                    query_type: task.query_type,
+                    question: question_text(task.query_type, item),
+                    answer: reference_answer(task.query_type, item),
+                    sources: task.sources.iter().map(|&i| chunks[i].text.clone()).collect(),
+                    lang: chunks[task.sources[0]].lang,
+                    topic: task.topic,
+                });
+                from_task.push(k);
+            }
+        }
+    }
+    let checks: Vec<Checks> = select(judge, embedder, &candidates, &settings.selection)?;
+    let mut questions = Vec::new();
+    for ((c, check), &k) in candidates.iter().zip(&checks).zip(&from_task) {
+        let task = &plan.tasks[k];
+        let source_ids: Vec<String> = task.sources.iter().map(|&i| chunks[i].id.clone()).collect();
+        if let Err(reason) = &check.verdict {
+            rejected.push(Rejected {
+                query_type: task.query_type,
+                source_ids,
+                question: Some(c.question.clone()),
+                reason: reason.clone(),
+                raw: Vec::new(),
+            });
+            continue;
+        }
+        let topic = &plan.strata.topics[task.topic];
+        let source_docs: Vec<String> = task.sources.iter().map(|&i| chunks[i].doc_id.clone()).collect();
+        let needs_retrieval = check.closed_book.is_none_or(|p| p <= settings.selection.closed_book);
+        let record = json!({
+            "id": format!("tg{:04}", questions.len() + 1),
+            "query": c.question,
+            "reference": c.answer,
+            "meta": {
+                "topic": topic.id,
+                "topic_label": topic.label,
+                "topic_terms": topic.terms.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(),
+                "query_type": task.query_type.name(),
+                "source_ids": source_ids,
+                "source_docs": source_docs,
+                "difficulty": difficulty(task.query_type, &c.question, &c.sources),
+                "lang": c.lang,
+                "needs_retrieval": needs_retrieval,
+                "checks": {"answerable": check.answerable, "grounding": check.grounding, "closed_book": check.closed_book},
+                "prompt_version": generated[k].prompt_version,
+            }
+        });
+        questions.push(Question { record });
+    }
+    Ok(TestgenOutput { plan, questions, rejected, attempts })
+}
+
+/// `easy`, `medium` or `hard`: a base by type (factual and yes/no 1, multiple choice, inference
+/// and unanswerable 2, multi-hop 3), one more when fewer than half of the question's words occur
+/// in its sources (the question paraphrases rather than copies).
+pub fn difficulty(query_type: QueryType, question: &str, sources: &[String]) -> &'static str {
+    let base = match query_type {
+        QueryType::Factual | QueryType::YesNo => 1,
+        QueryType::MultipleChoice | QueryType::Inference | QueryType::Unanswerable => 2,
+        QueryType::MultiHop => 3,
+    };
+    let source: std::collections::HashSet<String> =
+        sources.iter().flat_map(|s| words(s)).map(str::to_lowercase).collect();
+    let q: Vec<String> = words(question).into_iter().map(str::to_lowercase).collect();
+    let found = q.iter().filter(|w| source.contains(*w)).count();
+    let level = base + usize::from(!q.is_empty() && found * 2 < q.len());
+    match level {
+        1 => "easy",
+        2 => "medium",
+        _ => "hard",
+    }
+}

@@ -1,0 +1,139 @@
+//! The structured outputs of generation: one description of the fields gives both the JSON
+//! schema that HTTP backends receive as `response_format` and the GBNF grammar that constrains a
+//! local model token by token, so that a small model cannot produce an unparseable item; a
+//! reply is then checked against the same description.
+
+use serde_json::{json, Map, Value};
+
+/// What a field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Any non-empty string on one line.
+    Text,
+    /// One of the given strings.
+    OneOf(&'static [&'static str]),
+    /// Exactly this many non-empty strings.
+    Texts(usize),
+}
+
+/// A flat JSON object with fields in a fixed order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectSpec {
+    /// `(name, kind)` in output order.
+    pub fields: Vec<(&'static str, FieldKind)>,
+}
+
+impl ObjectSpec {
+    /// The JSON schema (every field required, no other field).
+    pub fn json_schema(&self) -> Value {
+        let mut props = Map::new();
+        for (name, kind) in &self.fields {
+            let p = match kind {
+                FieldKind::Text => json!({"type": "string", "minLength": 1}),
+                FieldKind::OneOf(values) => json!({"type": "string", "enum": values}),
+                FieldKind::Texts(n) => json!({
+                    "type": "array", "items": {"type": "string", "minLength": 1}, "minItems": n, "maxItems": n
+                }),
+            };
+            props.insert((*name).to_string(), p);
+        }
+        let required: Vec<&str> = self.fields.iter().map(|(n, _)| *n).collect();
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    /// The GBNF grammar (start rule `root`): the object on one line, fields in order.
+    pub fn gbnf(&self) -> String {
+        let mut root = String::from(r#"root ::= "{" "#);
+        for (i, (name, kind)) in self.fields.iter().enumerate() {
+            if i > 0 {
+                root.push_str(r#"", " "#);
+            }
+            root.push_str(&format!(r#""\"{name}\": " "#));
+            match kind {
+                FieldKind::Text => root.push_str("string "),
+                FieldKind::OneOf(values) => {
+                    let alts: Vec<String> = values.iter().map(|v| format!(r#""\"{v}\"""#)).collect();
+                    root.push_str(&format!("({}) ", alts.join(" | ")));
+                }
+                FieldKind::Texts(n) => {
+                    let items = vec!["string"; *n].join(r#" ", " "#);
+                    root.push_str(&format!(r#""[" {items} "]" "#));
+                }
+            }
+        }
+        root.push_str(r#""}""#);
+        format!(
+            "{root}\nstring ::= \"\\\"\" char+ \"\\\"\"\nchar ::= [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])\n"
+        )
+    }
+
+    /// Parses a reply and checks it against the fields: the object, or what is wrong.
+    pub fn parse(&self, text: &str) -> Result<Map<String, Value>, String> {
+        let value: Value = serde_json::from_str(text.trim()).map_err(|e| format!("not JSON: {e}"))?;
+        let Value::Object(obj) = value else {
+            return Err("not a JSON object".into());
+        };
+        for (name, kind) in &self.fields {
+            let v = obj.get(*name).ok_or_else(|| format!("{name}: missing"))?;
+            let ok = match (kind, v) {
+                (FieldKind::Text, Value::String(s)) => !s.trim().is_empty(),
+                (FieldKind::OneOf(values), Value::String(s)) => values.contains(&s.as_str()),
+                (FieldKind::Texts(n), Value::Array(items)) => {
+                    items.len() == *n && items.iter().all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty()))
+                }
+                _ => false,
+            };
+            if !ok {
+                return Err(format!("{name}: not a valid value: {v}"));
+            }
+        }
+        if let Some(extra) = obj.keys().find(|k| !self.fields.iter().any(|(n, _)| n == k)) {
+            return Err(format!("{extra}: unexpected field"));
+        }
+        Ok(obj)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ObjectSpec {
+        ObjectSpec {
+            fields: vec![
+                ("question", FieldKind::Text),
+                ("options", FieldKind::Texts(2)),
+                ("answer", FieldKind::OneOf(&["A", "B"])),
+            ],
+        }
+    }
+
+    #[test]
+    fn grammar_written_out_by_hand() {
+        let want = concat!(
+            r#"root ::= "{" "\"question\": " string ", " "\"options\": " "[" string ", " string "]" ", " "\"answer\": " ("\"A\"" | "\"B\"") "}""#,
+            "\n",
+            r#"string ::= "\"" char+ "\"""#,
+            "\n",
+            r#"char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])"#,
+            "\n"
+        );
+        assert_eq!(spec().gbnf(), want);
+    }
+
+    #[test]
+    fn schema_and_checks() {
+        let s = spec().json_schema();
+        assert_eq!(s["required"], json!(["question", "options", "answer"]));
+        assert_eq!(s["properties"]["answer"]["enum"], json!(["A", "B"]));
+        assert_eq!(s["properties"]["options"]["minItems"], 2);
+        let ok = spec().parse(r#"{"question": "Q?", "options": ["x", "y"], "answer": "B"}"#).unwrap();
+        assert_eq!(ok["answer"], "B");
+        let err = |t: &str| spec().parse(t).unwrap_err();
+        assert!(err(r#"{"question": "Q?", "options": ["x"], "answer": "B"}"#).starts_with("options: not a valid value"));
+        assert!(err(r#"{"question": "Q?", "options": ["x", "y"], "answer": "C"}"#).starts_with("answer:"));
+        assert_eq!(err(r#"{"question": "Q?", "options": ["x", "y"]}"#), "answer: missing");
+        assert!(err(r#"{"question": "Q?", "options": ["x", "y"], "answer": "A", "z": 1}"#).starts_with("z: unexpected"));
+        assert!(err(r#"{"question": "Q?""#).starts_with("not JSON"));
+    }
+}

@@ -1,0 +1,154 @@
+//! Selection of generated questions (HCAT section 2, step 5): the judge checks that the source
+//! answers the question (the probability of "Yes", or for unanswerable questions that it does
+//! not), the reference answer must be close to some sentence of the source (embedding cosine),
+//! near-duplicate questions are dropped (embedding cosine), and questions that a model could
+//! answer without retrieval are flagged; at most N questions per topic are kept.
+
+use ragjudge_core::text::split_sentences;
+use ragjudge_models::{Embedder, Judge, Prompt};
+use serde::Serialize;
+
+use crate::error::TestgenError;
+use crate::generate::{PromptSet, QueryType};
+
+/// Thresholds of selection.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectOptions {
+    /// Least P(Yes) that the source answers an answerable question (unanswerable ones need less
+    /// than 1 - this).
+    pub min_answerable: f64,
+    /// Least cosine between the reference answer and its closest source sentence (free-text
+    /// answers only).
+    pub min_grounding: f64,
+    /// Questions at least this similar to a kept one are dropped.
+    pub max_similarity: f64,
+    /// P(Yes) above which a question is flagged as answerable without retrieval.
+    pub closed_book: f64,
+    /// Most questions kept per topic (0 = no limit).
+    pub per_topic: usize,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        Self { min_answerable: 0.5, min_grounding: 0.45, max_similarity: 0.92, closed_book: 0.5, per_topic: 0 }
+    }
+}
+
+/// A candidate question to check.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Type.
+    pub query_type: QueryType,
+    /// Question text.
+    pub question: String,
+    /// Reference answer.
+    pub answer: String,
+    /// The source chunks' texts.
+    pub sources: Vec<String>,
+    /// Language of the first source (`en`, `zh`).
+    pub lang: &'static str,
+    /// Topic index.
+    pub topic: usize,
+}
+
+/// The checks of one candidate and the verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checks {
+    /// P(Yes) that the sources answer the question.
+    pub answerable: Option<f64>,
+    /// Cosine of the reference answer with its closest source sentence (free-text answers).
+    pub grounding: Option<f64>,
+    /// P(Yes) that the question can be answered without any document.
+    pub closed_book: Option<f64>,
+    /// Cosine with the most similar question kept before it.
+    pub nearest_kept: Option<f64>,
+    /// Kept, or why not.
+    pub verdict: Result<(), String>,
+}
+
+fn yes_prob(judge: &dyn Judge, prompt: &Prompt) -> Result<f64, TestgenError> {
+    let labels = vec!["Yes".to_string(), "No".to_string()];
+    let p = judge
+        .label_probs(prompt, &labels)
+        .map_err(|e| TestgenError::Numeric { step: "selection", message: e.to_string() })?;
+    Ok(p.probs[0])
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+/// Checks candidates in order; a model call that fails rejects that candidate with the reason.
+pub fn select(
+    judge: &dyn Judge,
+    embedder: &dyn Embedder,
+    candidates: &[Candidate],
+    options: &SelectOptions,
+) -> Result<Vec<Checks>, TestgenError> {
+    let questions: Vec<&str> = candidates.iter().map(|c| c.question.as_str()).collect();
+    let qvec = embedder.embed(&questions)?;
+    let mut kept: Vec<usize> = Vec::new();
+    let mut per_topic: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(candidates.len());
+    for (i, c) in candidates.iter().enumerate() {
+        let p = PromptSet::for_lang(c.lang);
+        let mut checks =
+            Checks { answerable: None, grounding: None, closed_book: None, nearest_kept: None, verdict: Ok(()) };
+        let nearest = kept
+            .iter()
+            .map(|&j| cosine(&qvec[i], &qvec[j]))
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        checks.nearest_kept = nearest;
+        let verdict = (|| -> Result<Result<(), String>, TestgenError> {
+            if let Some(s) = nearest.filter(|&s| s >= options.max_similarity) {
+                return Ok(Err(format!("near-duplicate of a kept question (cosine {s:.3})")));
+            }
+            let passage = c.sources.join("\n\n");
+            let ask =
+                p.section("check_answers").replace("{passage}", passage.trim()).replace("{question}", &c.question);
+            let answerable = yes_prob(judge, &Prompt::chat("", ask))?;
+            checks.answerable = Some(answerable);
+            if c.query_type == QueryType::Unanswerable {
+                if answerable > 1.0 - options.min_answerable {
+                    return Ok(Err(format!("the source seems to answer it (P(yes) {answerable:.2})")));
+                }
+            } else if answerable < options.min_answerable {
+                return Ok(Err(format!("the source does not answer it (P(yes) {answerable:.2})")));
+            }
+            if matches!(c.query_type, QueryType::Factual | QueryType::MultiHop | QueryType::Inference) {
+                let sentences: Vec<&str> = c.sources.iter().flat_map(|s| split_sentences(s)).collect();
+                let mut texts = vec![c.answer.as_str()];
+                texts.extend(sentences.iter().copied());
+                let v = embedder.embed(&texts)?;
+                let best = v[1..].iter().map(|s| cosine(&v[0], s)).fold(0.0, f64::max);
+                checks.grounding = Some(best);
+                if best < options.min_grounding {
+                    return Ok(Err(format!("the reference answer is not grounded in the source (cosine {best:.2})")));
+                }
+            }
+            if options.per_topic > 0 && per_topic.get(&c.topic).copied().unwrap_or(0) >= options.per_topic {
+                return Ok(Err(format!("topic already has {} questions", options.per_topic)));
+            }
+            let ask = p.section("check_closed_book").replace("{question}", &c.question);
+            checks.closed_book = Some(yes_prob(judge, &Prompt::chat("", ask))?);
+            Ok(Ok(()))
+        })();
+        checks.verdict = match verdict {
+            Ok(v) => v,
+            Err(e) => Err(format!("check failed: {e}")),
+        };
+        if checks.verdict.is_ok() {
+            kept.push(i);
+            *per_topic.entry(c.topic).or_insert(0) += 1;
+        }
+        out.push(checks);
+    }
+    Ok(out)
+}

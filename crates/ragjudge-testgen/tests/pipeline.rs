@@ -1,0 +1,192 @@
+//! The whole generation pipeline on a small collection with a scripted judge and a hashing
+//! embedder: retries, selection reasons, strata in `meta`, and the call estimate.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ragjudge_models::{Embedder, GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource, Prompt, Usage};
+use ragjudge_testgen::cluster::KMeansOptions;
+use ragjudge_testgen::generate::GenOptions;
+use ragjudge_testgen::select::SelectOptions;
+use ragjudge_testgen::{
+    estimate, plan, run, Allocation, ChunkOptions, ClusterMethod, Corpus, Document, QueryType, SampleOptions,
+    StrataOptions, TestgenSettings,
+};
+
+/// Bag of words hashed into 64 dimensions, L2-normalised.
+struct HashEmbedder;
+
+impl Embedder for HashEmbedder {
+    fn identity(&self) -> String {
+        "hash".into()
+    }
+    fn dim(&self) -> usize {
+        64
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; 64];
+                for w in ragjudge_core::text::words(t) {
+                    let h = w.to_lowercase().bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+                    v[(h % 64) as usize] += 1.0;
+                }
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+/// Replies garbage to every greedy factual request (so the retry must fix it), valid JSON
+/// otherwise; says Yes to "does the passage answer" unless the question is about a colour.
+#[derive(Default)]
+struct ScriptedJudge {
+    calls: AtomicU64,
+}
+
+impl Judge for ScriptedJudge {
+    fn identity(&self) -> String {
+        "scripted".into()
+    }
+    fn generate(&self, prompt: &Prompt, params: &GenParams) -> Result<Generation, ModelError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        assert!(params.grammar.as_deref().is_some_and(|g| g.starts_with("root ::=")));
+        assert!(params.json_schema.is_some());
+        let user = &prompt.messages.last().unwrap().content;
+        let passage = user.lines().nth(1).unwrap_or_default();
+        let first_word = passage.split_whitespace().next().unwrap_or("it").to_string();
+        let text = if user.contains("one factual question") {
+            if params.temperature == 0.0 {
+                "Sure! Here is a question:".to_string()
+            } else {
+                format!(r#"{{"question": "What does {first_word} do in the story?", "answer": "{passage}"}}"#)
+            }
+        } else if user.contains("yes or no") {
+            format!(r#"{{"question": "Is {first_word} mentioned?", "answer": "yes"}}"#)
+        } else if user.contains("NOT in the passage") {
+            format!(
+                r#"{{"question": "What colour is {first_word}?", "answer": "The documents do not contain this information."}}"#
+            )
+        } else {
+            // Multi-hop, inference, multiple choice: a reply that breaks the schema every time.
+            r#"{"question": "x"}"#.to_string()
+        };
+        Ok(Generation { text, prompt_tokens: 10, completion_tokens: 10, finish_reason: "stop".into() })
+    }
+    fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let user = &prompt.messages.last().unwrap().content;
+        let yes = if user.contains("general knowledge") {
+            0.2
+        } else if user.contains("What colour") {
+            0.1
+        } else {
+            0.9
+        };
+        Ok(LabelProbs {
+            labels: labels.to_vec(),
+            probs: vec![yes, 1.0 - yes],
+            logits: vec![0.0, 0.0],
+            label_mass: Some(1.0),
+            source: ProbSource::Logits,
+        })
+    }
+    fn usage(&self) -> Usage {
+        Usage { calls: self.calls.load(Ordering::Relaxed), ..Usage::default() }
+    }
+}
+
+fn corpus() -> Corpus {
+    let topics = [
+        ("volcano", "Volcanoes erupt lava and ash. Magma rises through the crust. Eruptions change the land."),
+        ("ocean", "Oceans hold salt water. Tides follow the moon. Currents move heat around the planet."),
+        ("forest", "Forests store carbon in trees. Leaves fall in autumn. Fungi recycle dead wood."),
+    ];
+    let mut documents = Vec::new();
+    for (t, text) in topics {
+        for k in 0..4 {
+            documents.push(Document {
+                id: format!("{t}{k}"),
+                title: None,
+                text: format!("{text} {t} note {k}."),
+                meta: Default::default(),
+                source: String::new(),
+            });
+        }
+    }
+    Corpus { documents, skipped: Vec::new() }
+}
+
+fn settings(total: usize, types: Vec<QueryType>) -> TestgenSettings {
+    TestgenSettings {
+        chunk: ChunkOptions { max_tokens: 200, overlap_sentences: 0 },
+        strata: StrataOptions {
+            dims: 4,
+            method: ClusterMethod::KMeans(KMeansOptions { k: Some(3), ..KMeansOptions::default() }),
+            top_terms: 5,
+        },
+        sample: SampleOptions { total, allocation: Allocation::Equal, min_per_stratum: 1, seed: 1 },
+        types,
+        per_chunk: 1,
+        generation: GenOptions { retries: 2, ..GenOptions::default() },
+        selection: SelectOptions::default(),
+        batch: 8,
+    }
+}
+
+#[test]
+fn every_kept_question_is_valid_and_carries_its_strata() {
+    let types = vec![QueryType::Factual, QueryType::YesNo, QueryType::Unanswerable, QueryType::MultipleChoice];
+    let s = settings(12, types);
+    let p = plan(&corpus(), &HashEmbedder, &s).unwrap();
+    assert_eq!(p.strata.topics.len(), 3);
+    // Each topic is one subject: its three chunks... four documents each, one chunk per document.
+    assert_eq!(p.chunking.chunks.len(), 12);
+    assert_eq!(p.sample.indices.len(), 12);
+    let judge = ScriptedJudge::default();
+    let out = run(p, &judge, &HashEmbedder, &s).unwrap();
+    // Multiple choice never parses: 3 attempts each, then rejected with the raw replies.
+    let mc: Vec<_> = out.rejected.iter().filter(|r| r.query_type == QueryType::MultipleChoice).collect();
+    assert_eq!(mc.len(), 3);
+    assert!(mc.iter().all(|r| r.reason == "no valid reply in 3 attempt(s)" && r.raw.len() == 3));
+    assert!(mc[0].raw[0].1.starts_with("options: missing"), "{:?}", mc[0].raw[0]);
+    // Factual: the greedy reply is garbage, the first sampled retry is valid.
+    let factual: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "factual").collect();
+    assert_eq!(factual.len(), 3);
+    assert_eq!(out.attempts, 3 * 3 + 3 * 2 + 3 + 3);
+    for q in &out.questions {
+        let m = &q.record["meta"];
+        assert!(m["topic"].as_str().unwrap().starts_with('t'));
+        assert!(!m["topic_terms"].as_array().unwrap().is_empty());
+        assert!(!m["source_ids"].as_array().unwrap().is_empty());
+        assert!(["easy", "medium", "hard"].contains(&m["difficulty"].as_str().unwrap()));
+        assert_eq!(m["needs_retrieval"], true);
+        assert!(q.record["query"].as_str().unwrap().ends_with('?'));
+    }
+    // Unanswerable: the source does not answer (P(yes) 0.1), so they are kept.
+    assert_eq!(out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "unanswerable").count(), 3);
+    // Yes/no questions: all "Is X mentioned?" with X the first word of each chunk; the chunks
+    // of a topic start with the same word, so later ones are near-duplicates.
+    let yes_no = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "yes_no").count();
+    let dup = out.rejected.iter().filter(|r| r.reason.starts_with("near-duplicate")).count();
+    assert_eq!(yes_no + dup, 3);
+    // Every topic is represented.
+    let topics: std::collections::BTreeSet<String> =
+        out.questions.iter().map(|q| q.record["meta"]["topic"].as_str().unwrap().to_string()).collect();
+    assert_eq!(topics.len(), 3);
+}
+
+#[test]
+fn the_estimate_grows_linearly_with_the_sample() {
+    let types = QueryType::ALL.to_vec();
+    let small = settings(6, types.clone());
+    let large = settings(12, types);
+    let a = estimate(&plan(&corpus(), &HashEmbedder, &small).unwrap(), &small);
+    let b = estimate(&plan(&corpus(), &HashEmbedder, &large).unwrap(), &large);
+    assert_eq!((a.tasks, b.tasks), (6, 12));
+    assert_eq!(b.generation_calls_max, 12 * 3);
+    assert_eq!(b.selection_calls_max, 24);
+    let ratio = b.generation_prompt_tokens as f64 / a.generation_prompt_tokens as f64;
+    assert!((1.6..=2.4).contains(&ratio), "{ratio}");
+}
