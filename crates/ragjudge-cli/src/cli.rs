@@ -56,6 +56,8 @@ pub enum Command {
     Fuse(commands::fuse::FuseArgs),
     /// Questions from a document collection, stratified by topic (HCAT §2): chunk, embed, cluster, sample, generate, select.
     Testgen(commands::testgen::TestgenArgs),
+    /// Scoring server: POST /v1/score and /v1/judge, /healthz, /metrics, /openapi.json.
+    Serve(commands::serve::ServeArgs),
 }
 
 impl Command {
@@ -82,6 +84,7 @@ impl Command {
             Command::Report(a) => commands::report::run(a),
             Command::Plot(a) => commands::report::run_plot(a),
             Command::Fuse(a) => commands::fuse::run(a),
+            Command::Serve(a) => commands::serve::run(a),
         }
     }
 }

@@ -13,6 +13,6 @@ pub mod text;
 
 pub use error::InputError;
 pub use metric::{Metric, MetricError, MetricOutput};
-pub use read::{Duplicate, DuplicateKeys, Format, ReadOptions, RecordReader};
+pub use read::{record_from_json, Duplicate, DuplicateKeys, Format, ReadOptions, RecordReader};
 pub use record::{Context, Record, Turn};
 pub use table::{read_table, Table};

@@ -42,6 +42,6 @@ pub use error::EvalError;
 pub use evaluator::{EvalReport, EvalRun, EvalSettings, Evaluator};
 pub use families::fit_ruber;
 pub use progress::{NoProgress, Progress};
-pub use sink::{create_file_sink, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
+pub use sink::{create_file_sink, row_object, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
 pub use stages::{Stage, StageReport};
 pub use summary::{render_table, ColumnReport, Summarizer, SummaryReport, SystemReport};

@@ -154,6 +154,28 @@ impl RowSink for CsvSink {
     }
 }
 
+/// One row as a JSONL line holds it: `{"id", "system", "run"?, COLUMN: value|null...,
+/// "detail"?, "error"?}` (failure reasons joined by `; `).
+pub fn row_object(columns: &[String], row: Row<'_>) -> Map<String, Value> {
+    let mut obj = Map::new();
+    obj.insert("id".into(), Value::from(row.id));
+    obj.insert("system".into(), Value::from(row.system));
+    if let Some(r) = row.run {
+        obj.insert("run".into(), Value::from(r));
+    }
+    for (c, v) in columns.iter().zip(row.values) {
+        obj.insert(c.clone(), v.map(Value::from).unwrap_or(Value::Null));
+    }
+    if !row.detail.is_empty() {
+        obj.insert("detail".into(), Value::Object(row.detail.clone()));
+    }
+    let error = row.errors.join("; ");
+    if !error.is_empty() {
+        obj.insert("error".into(), Value::from(error));
+    }
+    obj
+}
+
 /// JSONL rows: `{"id", "system", "run"?, COLUMN: value|null..., "detail"?, "error"?}`.
 pub struct JsonlSink {
     writer: BufWriter<File>,
@@ -176,22 +198,7 @@ impl RowSink for JsonlSink {
 
     fn write(&mut self, row: Row<'_>) -> Result<(), EvalError> {
         debug_assert_eq!(row.values.len(), self.columns.len());
-        let mut obj = Map::new();
-        obj.insert("id".into(), Value::from(row.id));
-        obj.insert("system".into(), Value::from(row.system));
-        if let Some(r) = row.run {
-            obj.insert("run".into(), Value::from(r));
-        }
-        for (c, v) in self.columns.iter().zip(row.values) {
-            obj.insert(c.clone(), v.map(Value::from).unwrap_or(Value::Null));
-        }
-        if !row.detail.is_empty() {
-            obj.insert("detail".into(), Value::Object(row.detail.clone()));
-        }
-        let error = row.errors.join("; ");
-        if !error.is_empty() {
-            obj.insert("error".into(), Value::from(error));
-        }
+        let obj = row_object(&self.columns, row);
         serde_json::to_writer(&mut self.writer, &obj).map_err(|e| write_failed(&self.path, e))?;
         self.writer.write_all(b"\n").map_err(|e| write_failed(&self.path, e))
     }

@@ -15,4 +15,5 @@ pub mod report;
 pub mod robustness;
 pub mod score;
 pub mod testgen;
+pub mod serve;
 pub mod weakness;

@@ -127,6 +127,19 @@ impl fmt::Debug for RecordReader {
     }
 }
 
+/// Builds a record from one JSON value laid out as a JSONL line (our keys or RAGAS keys), for
+/// records that arrive without a file, e.g. in a request body. `name` stands for the file in
+/// errors (`records[3]`); `default_id` and `default_system` fill an absent `id` / `system`.
+pub fn record_from_json(
+    value: serde_json::Value,
+    name: &str,
+    default_id: String,
+    default_system: &str,
+) -> Result<Record, InputError> {
+    record_from_value(value, Defaults { id: default_id, system: default_system })
+        .map_err(|e| InputError::new(name, None, e.field, e.message))
+}
+
 impl RecordReader {
     /// Opens `path`. Only a file that cannot be opened is an error here; every other problem,
     /// fatal ones included, is yielded by the iterator.
