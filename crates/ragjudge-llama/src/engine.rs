@@ -349,27 +349,23 @@ impl<'m> Engine<'m> {
         let tokens = self.prompt_tokens(prompt)?;
         self.eval(&tokens)?;
         let model = self.model;
-        // A grammar goes first in the chain, so that sampling only sees the tokens it allows;
-        // the chain then accepts each chosen token to advance the grammar's state.
-        let grammar = match params.grammar.as_deref() {
+        // A grammar is applied lazily, as llama.cpp's own sampling does: the token the free
+        // sampler picks is kept when the grammar allows it, and only otherwise is the grammar
+        // applied to the whole vocabulary (checking all ~150k tokens at every step is slow).
+        let mut grammar = match params.grammar.as_deref() {
             Some(g) => Some(
                 LlamaSampler::grammar(model, g, "root")
                     .map_err(|e| ModelError::Inference(format!("grammar rejected by llama.cpp: {e}")))?,
             ),
             None => None,
         };
-        let constrained = grammar.is_some();
-        let mut sampler = (params.temperature > 0.0 || constrained).then(|| {
-            let mut chain: Vec<LlamaSampler> = grammar.into_iter().collect();
-            if params.temperature > 0.0 {
-                if params.top_p > 0.0 && params.top_p < 1.0 {
-                    chain.push(LlamaSampler::top_p(params.top_p, 1));
-                }
-                chain.push(LlamaSampler::temp(params.temperature));
-                chain.push(LlamaSampler::dist(mix_seed(self.seed, params.seed)));
-            } else {
-                chain.push(LlamaSampler::greedy());
+        let mut sampler = (params.temperature > 0.0).then(|| {
+            let mut chain = Vec::new();
+            if params.top_p > 0.0 && params.top_p < 1.0 {
+                chain.push(LlamaSampler::top_p(params.top_p, 1));
             }
+            chain.push(LlamaSampler::temp(params.temperature));
+            chain.push(LlamaSampler::dist(mix_seed(self.seed, params.seed)));
             LlamaSampler::chain_simple(chain)
         });
         let vocab = model.vocab();
@@ -379,16 +375,20 @@ impl<'m> Engine<'m> {
         let mut result = Ok(());
         while generated < params.max_tokens as usize && self.cached.len() < self.n_ctx {
             let Some(logits) = self.last_logits.as_deref() else { break };
-            let token = match sampler.as_mut() {
+            let mut token = match sampler.as_mut() {
                 None => argmax(logits),
-                Some(s) => {
-                    let t = sample(logits, s);
-                    if constrained {
-                        s.accept(t);
-                    }
-                    t
-                }
+                Some(s) => sample(logits, s),
             };
+            if let Some(g) = grammar.as_mut() {
+                if !allowed(g, token, logits) {
+                    let masked = grammar_masked(g, logits);
+                    token = match sampler.as_mut() {
+                        None => argmax(&masked),
+                        Some(s) => sample(&masked, s),
+                    };
+                }
+                g.accept(token);
+            }
             if vocab.is_eog(token) {
                 finish = "stop";
                 break;
@@ -441,6 +441,29 @@ fn argmax(logits: &[f32]) -> LlamaToken {
         }
     }
     LlamaToken(i32::try_from(best).unwrap_or(0))
+}
+
+/// Whether the grammar allows `token` next (its logit survives the grammar sampler).
+fn allowed(grammar: &mut LlamaSampler, token: LlamaToken, logits: &[f32]) -> bool {
+    let l = logits.get(usize::try_from(token.0).unwrap_or(0)).copied().unwrap_or(f32::NEG_INFINITY);
+    let mut one = LlamaTokenDataArray::from_iter([LlamaTokenData::new(token, l, 0.0)], false);
+    one.apply_sampler(grammar);
+    one.data.first().is_some_and(|d| d.logit().is_finite())
+}
+
+/// The logits with every token the grammar forbids next set to minus infinity.
+fn grammar_masked(grammar: &mut LlamaSampler, logits: &[f32]) -> Vec<f32> {
+    let data =
+        logits.iter().enumerate().map(|(i, &l)| LlamaTokenData::new(LlamaToken(i32::try_from(i).unwrap_or(0)), l, 0.0));
+    let mut array = LlamaTokenDataArray::from_iter(data, false);
+    array.apply_sampler(grammar);
+    let mut masked = vec![f32::NEG_INFINITY; logits.len()];
+    for d in &array.data {
+        if let Some(m) = usize::try_from(d.id().0).ok().and_then(|i| masked.get_mut(i)) {
+            *m = d.logit();
+        }
+    }
+    masked
 }
 
 fn sample(logits: &[f32], sampler: &mut LlamaSampler) -> LlamaToken {
