@@ -20,3 +20,8 @@ fi
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
 export RAGJUDGE_HOME="${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}"
 mkdir -p "$RAGJUDGE_HOME"
+
+# pyarrow (pinned) checks the Parquet interchange (crates/ragjudge-cli/tests/parquet.rs).
+if ! python3 -c "import pyarrow" >/dev/null 2>&1; then
+    python3 -m pip install -q pyarrow==24.0.0 2>/dev/null || python3 -m pip install -q --break-system-packages pyarrow==24.0.0
+fi

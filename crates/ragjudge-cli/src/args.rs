@@ -2,7 +2,7 @@
 //! command's own options live in its module under `commands/`; the command line itself in `cli`.
 
 use clap::{Args, ValueEnum};
-use ragjudge_core::{Format, ReadOptions};
+use ragjudge_core::{Format, ReadOptions, Record, Shard};
 use ragjudge_eval::models::{CacheChoice, JudgeSettings};
 use std::path::PathBuf;
 
@@ -101,6 +101,8 @@ pub enum InputFormat {
     /// Open RAG Eval CSV: one row per passage.
     #[value(name = "openrag", alias = "open-rag-eval", alias = "openrageval")]
     OpenRag,
+    /// Parquet with the JSONL field names.
+    Parquet,
 }
 
 impl From<InputFormat> for Format {
@@ -111,6 +113,7 @@ impl From<InputFormat> for Format {
             InputFormat::Csv => Format::Csv,
             InputFormat::Ragas => Format::Ragas,
             InputFormat::OpenRag => Format::OpenRagEval,
+            InputFormat::Parquet => Format::Parquet,
         }
     }
 }
@@ -136,6 +139,35 @@ impl InputArgs {
             format: self.format.into(),
             max_line_bytes: self.max_line_mib.max(1) << 20,
             ..ReadOptions::default()
+        }
+    }
+}
+
+/// Fan-out: one part of the records (every command that reads records).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ShardArgs {
+    /// Only shard I of N (e.g. 2/4): the records whose `id` hashes to part I, so that every
+    /// system's answer to a question, and every repeated run, land in the same shard;
+    /// `ragjudge merge` joins the outputs of `score --shard`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    Shard::parse(s).map_err(|e| e.reason)
+}
+
+impl ShardArgs {
+    /// Whether `record` belongs to the selected shard (always, without `--shard`).
+    pub fn keep(&self, record: &Record) -> bool {
+        self.shard.is_none_or(|s| s.contains(&record.id))
+    }
+
+    /// The records of the selected shard.
+    pub fn select(&self, records: Vec<Record>) -> Vec<Record> {
+        match self.shard {
+            None => records,
+            Some(_) => records.into_iter().filter(|r| self.keep(r)).collect(),
         }
     }
 }

@@ -58,6 +58,8 @@ pub enum Command {
     Testgen(commands::testgen::TestgenArgs),
     /// Scoring server: POST /v1/score and /v1/judge, /healthz, /metrics, /openapi.json.
     Serve(commands::serve::ServeArgs),
+    /// Join the outputs of `score --shard i/n` into one score file and one summary.
+    Merge(commands::merge::MergeArgs),
 }
 
 impl Command {
@@ -85,6 +87,7 @@ impl Command {
             Command::Plot(a) => commands::report::run_plot(a),
             Command::Fuse(a) => commands::fuse::run(a),
             Command::Serve(a) => commands::serve::run(a),
+            Command::Merge(a) => commands::merge::run(a),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod metric;
 pub mod read;
 pub mod record;
+pub mod shard;
 pub mod table;
 pub mod text;
 
@@ -15,4 +16,5 @@ pub use error::InputError;
 pub use metric::{Metric, MetricError, MetricOutput};
 pub use read::{record_from_json, Duplicate, DuplicateKeys, Format, ReadOptions, RecordReader};
 pub use record::{Context, Record, Turn};
+pub use shard::{stable_hash, Shard, ShardError};
 pub use table::{read_table, Table};

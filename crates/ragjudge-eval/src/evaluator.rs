@@ -6,7 +6,9 @@ use crate::progress::Progress;
 use crate::sink::{Row, RowSink};
 use crate::stages::{Stage, StageReport};
 use crate::summary::{Summarizer, SummaryReport};
-use ragjudge_core::{DuplicateKeys, InputError, Metric, MetricError, MetricOutput, ReadOptions, Record, RecordReader};
+use ragjudge_core::{
+    DuplicateKeys, InputError, Metric, MetricError, MetricOutput, ReadOptions, Record, RecordReader, Shard,
+};
 use rayon::prelude::*;
 use serde_json::Map;
 use std::path::{Path, PathBuf};
@@ -32,11 +34,21 @@ pub struct EvalSettings {
     pub level: f64,
     /// Worker threads (`None`: all cores).
     pub threads: Option<usize>,
+    /// Score only the records of this shard (by question key, see [`Shard`]); `None`: all.
+    pub shard: Option<Shard>,
 }
 
 impl Default for EvalSettings {
     fn default() -> Self {
-        Self { read: ReadOptions::default(), skip_invalid: false, bootstrap: 1000, seed: 0, level: 0.95, threads: None }
+        Self {
+            read: ReadOptions::default(),
+            skip_invalid: false,
+            bootstrap: 1000,
+            seed: 0,
+            level: 0.95,
+            threads: None,
+            shard: None,
+        }
     }
 }
 
@@ -104,7 +116,8 @@ impl Evaluator {
         if let Some(s) = sink.as_deref_mut() {
             s.start(&self.columns)?;
         }
-        let summary = Summarizer::new(self.columns.clone(), self.settings.bootstrap, self.settings.seed);
+        let mut summary = Summarizer::new(self.columns.clone(), self.settings.bootstrap, self.settings.seed);
+        summary.set_shard(self.settings.shard.map(|s| s.to_string()));
         Ok(EvalRun { evaluator: self, sink, stages, summary, batch: Vec::with_capacity(BATCH) })
     }
 
@@ -123,7 +136,7 @@ impl Evaluator {
         run.finish(progress)
     }
 
-    /// Evaluates records already in memory in one run.
+    /// Evaluates records already in memory in one run (those of the settings' shard only).
     pub fn evaluate_records<'e>(
         &'e self,
         records: impl IntoIterator<Item = Record>,
@@ -132,7 +145,8 @@ impl Evaluator {
         progress: &dyn Progress,
     ) -> Result<EvalReport, EvalError> {
         let mut run = self.start(sink, stages)?;
-        for record in records {
+        let shard = self.settings.shard;
+        for record in records.into_iter().filter(|r| shard.is_none_or(|s| s.contains(&r.id))) {
             run.push(record, progress)?;
         }
         run.finish(progress)
@@ -167,17 +181,24 @@ impl EvalRun<'_> {
     }
 
     /// Counts one malformed record as skipped, or fails with it unless `skip_invalid` is set (a
-    /// fatal input error always fails).
+    /// fatal input error always fails). Under a shard, a skipped record whose key cannot be read
+    /// counts in the shard its line number falls in, so the shards' counts add up to the total.
     pub fn skip(&mut self, error: InputError, progress: &dyn Progress) -> Result<(), EvalError> {
         if error.fatal || !self.evaluator.settings.skip_invalid {
             return Err(error.into());
+        }
+        if let Some(shard) = self.evaluator.settings.shard {
+            let line = error.line.map(|l| format!("line {l}")).unwrap_or_default();
+            if !shard.contains(&line) {
+                return Ok(());
+            }
         }
         self.summary.skip();
         progress.skipped(&error, self.summary.skipped());
         Ok(())
     }
 
-    /// Streams every record of `path` into the run. Records that repeat an earlier record's
+    /// Streams every record of `path` (of the settings' shard) into the run. Records that repeat an earlier record's
     /// `(id, system, run)` are scored too, with a warning naming file and line (a join on the key
     /// would be ambiguous).
     pub fn read_file(&mut self, path: &Path, progress: &dyn Progress) -> Result<(), EvalError> {
@@ -186,8 +207,10 @@ impl EvalRun<'_> {
         // Hashes only: the input streams, and a line per key would double the memory.
         let mut keys = DuplicateKeys::compact(ragjudge_core::read::DEFAULT_KEY_LIMIT);
         let mut duplicates = 0u64;
+        let shard = self.evaluator.settings.shard;
         while let Some(item) = reader.next() {
             match item {
+                Ok(record) if shard.is_some_and(|s| !s.contains(&record.id)) => {}
                 Ok(record) => {
                     if let Some(d) = keys.check(&record, reader.last_line()) {
                         duplicates += 1;
@@ -240,7 +263,7 @@ impl EvalRun<'_> {
                     }
                 }
             }
-            self.summary.add(&record.system, &values, !errors.is_empty());
+            self.summary.add(&record.id, &record.system, record.run, &values, !errors.is_empty());
             let row = Row {
                 id: &record.id,
                 system: &record.system,
@@ -263,7 +286,7 @@ impl EvalRun<'_> {
     }
 
     /// Scores what is pending, flushes the sink, summarises, and finishes the stages in order.
-    /// Fails when no record was scored.
+    /// Fails when no record was scored (unless under a shard, which may be empty).
     pub fn finish(mut self, progress: &dyn Progress) -> Result<EvalReport, EvalError> {
         self.flush(progress)?;
         progress.done();
@@ -271,7 +294,8 @@ impl EvalRun<'_> {
             sink.finish()?;
         }
         let summary = self.summary.report(self.evaluator.settings.level);
-        if summary.records == 0 {
+        // A shard may hold no record of a small input; the merge still needs its (empty) output.
+        if summary.records == 0 && self.evaluator.settings.shard.is_none() {
             return Err(EvalError::NoRecords { skipped: summary.skipped });
         }
         let mut stages = Vec::with_capacity(self.stages.len());

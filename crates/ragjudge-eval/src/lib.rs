@@ -25,7 +25,9 @@
 pub mod error;
 pub mod evaluator;
 pub mod families;
+pub mod merge;
 pub mod models;
+pub mod parquet;
 pub mod progress;
 pub mod scores;
 pub mod sink;
@@ -41,6 +43,7 @@ pub struct ContributingGuide;
 pub use error::EvalError;
 pub use evaluator::{EvalReport, EvalRun, EvalSettings, Evaluator};
 pub use families::fit_ruber;
+pub use merge::{merge_shards, read_rows, MergeReport, RowTable, ShardManifest};
 pub use progress::{NoProgress, Progress};
 pub use sink::{create_file_sink, row_object, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
 pub use stages::{Stage, StageReport};

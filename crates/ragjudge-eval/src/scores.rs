@@ -16,6 +16,8 @@ pub struct ScoreRow {
     pub id: String,
     /// System name.
     pub system: String,
+    /// Repetition index, if any.
+    pub run: Option<u32>,
     /// One value per column of [`ScoreFile::columns`]; empty, non-numeric or non-finite cells are `None`.
     pub values: Vec<Option<f64>>,
 }
@@ -29,13 +31,17 @@ pub struct ScoreFile {
     pub rows: Vec<ScoreRow>,
 }
 
-/// Reads a CSV (with a header row; needs `id` and `system` columns) or JSONL score file
-/// (`run`, `error` and `detail` are not scores).
+/// Reads a CSV (with a header row; needs `id` and `system` columns), Parquet (feature `parquet`)
+/// or JSONL score file (`run`, `error` and `detail` are not scores).
 pub fn read_score_file(path: &Path) -> Result<ScoreFile, EvalError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    let raw = if ext == "csv" { read_csv(path)? } else { read_jsonl(path)? };
+    let raw = match ext.as_str() {
+        "csv" => read_csv(path)?,
+        "parquet" => read_parquet(path)?,
+        _ => read_jsonl(path)?,
+    };
     let mut columns: Vec<String> = Vec::new();
-    for (_, _, vals) in &raw {
+    for (_, _, _, vals) in &raw {
         for (c, v) in vals {
             if v.is_some() && !columns.contains(c) {
                 columns.push(c.clone());
@@ -44,15 +50,15 @@ pub fn read_score_file(path: &Path) -> Result<ScoreFile, EvalError> {
     }
     let rows = raw
         .into_iter()
-        .map(|(id, system, vals)| {
+        .map(|(id, system, run, vals)| {
             let values = columns.iter().map(|c| vals.iter().find(|(k, _)| k == c).and_then(|(_, v)| *v)).collect();
-            ScoreRow { id, system, values }
+            ScoreRow { id, system, run, values }
         })
         .collect();
     Ok(ScoreFile { columns, rows })
 }
 
-type RawRow = (String, String, Vec<(String, Option<f64>)>);
+type RawRow = (String, String, Option<u32>, Vec<(String, Option<f64>)>);
 
 /// An error at a 1-based line of `path`, rendered `FILE:LINE: message`.
 fn at_line(path: &Path, line: usize, message: String) -> EvalError {
@@ -67,6 +73,7 @@ fn read_csv(path: &Path) -> Result<Vec<RawRow>, EvalError> {
     let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
     let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
     let col = |c: &str| headers.iter().position(|h| h == c);
+    let run = col("run");
     let (Some(id), Some(sys)) = (col("id"), col("system")) else {
         return Err(EvalError::io(path, "needs `id` and `system` columns"));
     };
@@ -81,9 +88,19 @@ fn read_csv(path: &Path) -> Result<Vec<RawRow>, EvalError> {
                 (h.to_string(), rec.get(i).and_then(|v| v.trim().parse::<f64>().ok()).filter(|x| x.is_finite()))
             })
             .collect();
-        rows.push((rec.get(id).unwrap_or("").to_string(), rec.get(sys).unwrap_or("").to_string(), vals));
+        let run = run.and_then(|r| rec.get(r)).and_then(|r| r.trim().parse::<u32>().ok());
+        rows.push((rec.get(id).unwrap_or("").to_string(), rec.get(sys).unwrap_or("").to_string(), run, vals));
     }
     Ok(rows)
+}
+
+fn read_parquet(path: &Path) -> Result<Vec<RawRow>, EvalError> {
+    let table = crate::parquet::read_rows(path)?;
+    Ok(table
+        .rows
+        .into_iter()
+        .map(|r| (r.id, r.system, r.run, table.columns.iter().cloned().zip(r.values).collect()))
+        .collect())
 }
 
 fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, EvalError> {
@@ -98,7 +115,8 @@ fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, EvalError> {
             .filter(|(k, _)| is_score(k))
             .map(|(k, v)| (k.clone(), v.as_f64().filter(|x| x.is_finite())))
             .collect();
-        rows.push((get("id"), get("system"), vals));
+        let run = o.get("run").and_then(Value::as_u64).and_then(|r| u32::try_from(r).ok());
+        rows.push((get("id"), get("system"), run, vals));
     }
     Ok(rows)
 }
@@ -121,8 +139,12 @@ mod tests {
         for path in [&csv, &jsonl] {
             let f = read_score_file(path).unwrap();
             assert_eq!(f.columns, ["a", "b"]);
-            assert_eq!(f.rows[0], ScoreRow { id: "q1".into(), system: "s".into(), values: vec![Some(0.5), None] });
+            assert_eq!(
+                f.rows[0],
+                ScoreRow { id: "q1".into(), system: "s".into(), run: None, values: vec![Some(0.5), None] }
+            );
             assert_eq!(f.rows[1].values, [None, Some(2.0)]);
+            assert_eq!(f.rows[1].run, Some(1));
         }
         let bad = dir.path().join("bad.csv");
         std::fs::write(&bad, "id,a\nq1,1\n").unwrap();

@@ -92,14 +92,18 @@ impl RowSink for MemorySink {
     }
 }
 
-/// A file sink for `path`, by extension: `.csv` ([`CsvSink`]) or `.jsonl` / `.json` / `.ndjson`
-/// ([`JsonlSink`]). Creates missing parent directories.
+/// A file sink for `path`, by extension: `.csv` ([`CsvSink`]), `.jsonl` / `.json` / `.ndjson`
+/// ([`JsonlSink`]) or `.parquet` (feature `parquet`). Creates missing parent directories.
 pub fn create_file_sink(path: &Path) -> Result<Box<dyn RowSink>, EvalError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     match ext.as_str() {
         "csv" => Ok(Box::new(CsvSink::create(path)?)),
         "jsonl" | "json" | "ndjson" => Ok(Box::new(JsonlSink::create(path)?)),
-        _ => Err(EvalError::settings(format!("{}: unknown output format (use .csv or .jsonl)", path.display()))),
+        "parquet" => crate::parquet::create_sink(path),
+        _ => Err(EvalError::settings(format!(
+            "{}: unknown output format (use .csv, .jsonl or .parquet)",
+            path.display()
+        ))),
     }
 }
 
@@ -242,6 +246,6 @@ mod tests {
     #[test]
     fn unknown_extension_is_refused() {
         let e = create_file_sink(Path::new("out.txt")).err().unwrap();
-        assert_eq!(e.to_string(), "out.txt: unknown output format (use .csv or .jsonl)");
+        assert_eq!(e.to_string(), "out.txt: unknown output format (use .csv, .jsonl or .parquet)");
     }
 }

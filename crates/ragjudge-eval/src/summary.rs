@@ -1,11 +1,20 @@
 //! Per-system summary of per-record scores: mean with a bootstrap confidence interval per column.
 //!
-//! Memory stays constant in the number of records: each column keeps a Welford accumulator and a
-//! Poisson bootstrap (online bootstrap: every record gets one Poisson(1) weight per replicate,
-//! shared by all columns of that record), so a million records cost no more than a hundred.
+//! Memory stays constant in the number of records: each column keeps an exact sum, a Welford
+//! accumulator and a Poisson bootstrap (online bootstrap: every record gets one Poisson(1) weight
+//! per replicate, shared by all columns of that record), so a million records cost no more than a
+//! hundred.
+//!
+//! Shards add up: a record's bootstrap weights are a pure function of (seed, record key,
+//! replicate), the record key being a stable hash of its `id`, `system` and `run`, and the mean is
+//! the correctly rounded sum over the count. So the summary of the rows of `score --shard i/n`
+//! for every `i`, taken together in any order, has the same means, bit for bit, as one run over
+//! all records; the standard deviation and the interval ends differ only by the rounding of sums
+//! taken in another order (relative 1e-12 at most in practice, see `docs/scale.md`).
 
+use ragjudge_core::stable_hash;
 use ragjudge_stats::bootstrap::{PoissonBootstrapMean, PoissonWeights};
-use ragjudge_stats::describe::Summary;
+use ragjudge_stats::describe::{ExactSum, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -54,10 +63,14 @@ pub struct SummaryReport {
     pub level: f64,
     /// Bootstrap replicates behind the intervals.
     pub bootstrap: usize,
+    /// The shard `i/n` these records are (`score --shard`); absent for all records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 struct Column {
     moments: Summary,
+    sum: ExactSum,
     boot: PoissonBootstrapMean,
 }
 
@@ -76,6 +89,7 @@ pub struct Summarizer {
     weights: PoissonWeights,
     replicates: usize,
     skipped: u64,
+    shard: Option<String>,
 }
 
 impl Summarizer {
@@ -88,7 +102,13 @@ impl Summarizer {
             weights: PoissonWeights::new(replicates, seed),
             replicates,
             skipped: 0,
+            shard: None,
         }
+    }
+
+    /// Marks the summary as that of one shard (`i/n`).
+    pub fn set_shard(&mut self, shard: Option<String>) {
+        self.shard = shard;
     }
 
     /// Counts one malformed record that was skipped.
@@ -96,18 +116,27 @@ impl Summarizer {
         self.skipped += 1;
     }
 
+    /// Counts `n` malformed records skipped elsewhere (by the shards of a merged run).
+    pub fn add_skipped(&mut self, n: u64) {
+        self.skipped += n;
+    }
+
     /// Malformed records skipped so far.
     pub fn skipped(&self) -> u64 {
         self.skipped
     }
 
-    /// Adds one scored record of `system`.
-    pub fn add(&mut self, system: &str, values: &[Option<f64>], failed: bool) {
+    /// Adds one scored record, keyed by its `id`, `system` and `run`.
+    pub fn add(&mut self, id: &str, system: &str, run: Option<u32>, values: &[Option<f64>], failed: bool) {
         let i = match self.index.get(system) {
             Some(&i) => i,
             None => {
                 let columns = (0..self.columns.len())
-                    .map(|_| Column { moments: Summary::new(), boot: PoissonBootstrapMean::new(self.replicates, 0) })
+                    .map(|_| Column {
+                        moments: Summary::new(),
+                        sum: ExactSum::new(),
+                        boot: PoissonBootstrapMean::new(self.replicates, 0),
+                    })
                     .collect();
                 self.systems.push(SystemStats { name: system.to_string(), records: 0, failed: 0, columns });
                 self.index.insert(system.to_string(), self.systems.len() - 1);
@@ -120,10 +149,11 @@ impl Summarizer {
         if values.iter().all(Option::is_none) {
             return;
         }
-        let w = self.weights.draw();
+        let w = self.weights.draw_keyed(record_key(id, system, run));
         for (col, v) in stats.columns.iter_mut().zip(values) {
             if let Some(x) = *v {
                 col.moments.push(x);
+                col.sum.push(x);
                 col.boot.push_weighted(x, w);
             }
         }
@@ -147,7 +177,7 @@ impl Summarizer {
                         ColumnReport {
                             metric: name.clone(),
                             n: c.moments.count(),
-                            mean: c.moments.mean(),
+                            mean: (c.moments.count() > 0).then(|| c.sum.value() / c.moments.count() as f64),
                             std: c.moments.std_dev(),
                             ci_low: ci.as_ref().map(|c| c.low),
                             ci_high: ci.as_ref().map(|c| c.high),
@@ -163,8 +193,15 @@ impl Summarizer {
             skipped: self.skipped,
             level,
             bootstrap: self.replicates,
+            shard: self.shard.clone(),
         }
     }
+}
+
+/// The stable key of a record for its bootstrap weights: a hash of `id`, `system` and `run`.
+pub fn record_key(id: &str, system: &str, run: Option<u32>) -> u64 {
+    let run = run.map(|r| r.to_string()).unwrap_or_default();
+    stable_hash(&[id.as_bytes(), system.as_bytes(), run.as_bytes()])
 }
 
 /// Renders the summary as a plain table: one row per metric, one column per system.
@@ -210,8 +247,9 @@ pub fn render_table(report: &SummaryReport) -> String {
             out.push('\n');
         }
     }
+    let shard = report.shard.as_ref().map(|s| format!(" in shard {s}")).unwrap_or_default();
     out.push_str(&format!(
-        "{} records scored, {} skipped as invalid, {} with metric failures; intervals: {:.0}% Poisson bootstrap, {} replicates\n",
+        "{} records scored{shard}, {} skipped as invalid, {} with metric failures; intervals: {:.0}% Poisson bootstrap, {} replicates\n",
         report.records,
         report.skipped,
         report.failed,

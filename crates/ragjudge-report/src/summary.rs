@@ -40,7 +40,7 @@ impl Default for Resummarize {
 pub fn summarize_file(file: &ScoreFile, failed: impl Fn(usize) -> bool, how: &Resummarize) -> SummaryReport {
     let mut s = Summarizer::new(file.columns.clone(), how.bootstrap.max(1), how.seed);
     for (i, row) in file.rows.iter().enumerate() {
-        s.add(&row.system, &row.values, failed(i));
+        s.add(&row.id, &row.system, row.run, &row.values, failed(i));
     }
     s.report(how.level)
 }

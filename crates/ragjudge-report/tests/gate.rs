@@ -23,7 +23,15 @@ fn system(name: &str, metrics: Vec<ColumnReport>) -> SystemReport {
 }
 
 fn summary(systems: Vec<SystemReport>) -> Summary {
-    Summary::Scores(SummaryReport { records: 40, skipped: 0, failed: 0, level: 0.95, bootstrap: 1000, systems })
+    Summary::Scores(SummaryReport {
+        records: 40,
+        skipped: 0,
+        failed: 0,
+        level: 0.95,
+        bootstrap: 1000,
+        shard: None,
+        systems,
+    })
 }
 
 /// `good` is high and sure; `shaky` has about the same mean but a wide interval.

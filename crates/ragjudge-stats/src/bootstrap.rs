@@ -164,8 +164,14 @@ fn poisson1_table() -> [u32; TABLE_LEN] {
 /// Draw once per record and pass the same slice to several
 /// [`PoissonBootstrapMean::push_weighted`] accumulators (one per metric) so that all
 /// metrics of a record share its resampling weights, as a joint resample would.
+///
+/// Two ways to draw: [`draw`](Self::draw) takes the next weights of one sequential stream (they
+/// depend on how many were drawn before), [`draw_keyed`](Self::draw_keyed) gives the weights of
+/// an item with a stable key as a pure function of (seed, key, replicate), so the replicate sums
+/// of disjoint parts of the data (shards) add up to those of the whole, in any order.
 #[derive(Debug, Clone)]
 pub struct PoissonWeights {
+    seed: u64,
     rng: ChaCha8Rng,
     table: [u32; TABLE_LEN],
     uniforms: Vec<u32>,
@@ -180,6 +186,7 @@ impl PoissonWeights {
     pub fn new(n_replicates: usize, seed: u64) -> Self {
         assert!(n_replicates > 0, "n_replicates must be at least 1");
         Self {
+            seed,
             rng: ChaCha8Rng::seed_from_u64(seed),
             table: poisson1_table(),
             uniforms: vec![0; n_replicates],
@@ -196,6 +203,24 @@ impl PoissonWeights {
     /// uniform `u32` each.
     pub fn draw(&mut self) -> &[u8] {
         self.rng.fill(&mut self.uniforms[..]);
+        self.weights_from_uniforms()
+    }
+
+    /// The weights of the item whose stable key is `key` (e.g. a hash of a record's id, system
+    /// and run): uniforms from ChaCha8 keyed with (seed, key) at stream 0, position 0, then the
+    /// same inverse CDF as [`draw`](Self::draw). The same (seed, key) always gives the same
+    /// weights; the sequential stream is not touched.
+    pub fn draw_keyed(&mut self, key: u64) -> &[u8] {
+        let mut k = [0u8; 32];
+        k[..8].copy_from_slice(&self.seed.to_le_bytes());
+        k[8..16].copy_from_slice(&key.to_le_bytes());
+        // Marks the key as a keyed draw, apart from any `seed_from_u64` expansion.
+        k[16..24].copy_from_slice(b"poisson1");
+        ChaCha8Rng::from_seed(k).fill(&mut self.uniforms[..]);
+        self.weights_from_uniforms()
+    }
+
+    fn weights_from_uniforms(&mut self) -> &[u8] {
         let table = &self.table;
         for (w, &u) in self.weights.iter_mut().zip(&self.uniforms) {
             let mut k = 0u8;
@@ -292,6 +317,24 @@ impl PoissonBootstrapMean {
         (self.count > 0).then(|| self.sum / self.count as f64)
     }
 
+    /// Adds the replicate sums of `other` (same number of replicates), as if its values had
+    /// been pushed here: exact up to floating-point summation order when both were fed keyed
+    /// weights ([`PoissonWeights::draw_keyed`]) of disjoint items.
+    ///
+    /// # Panics
+    /// If the numbers of replicates differ.
+    pub fn merge(&mut self, other: &PoissonBootstrapMean) {
+        assert_eq!(self.sums.len(), other.sums.len(), "replicate counts must match");
+        for (a, b) in self.sums.iter_mut().zip(&other.sums) {
+            *a += b;
+        }
+        for (a, b) in self.totals.iter_mut().zip(&other.totals) {
+            *a += b;
+        }
+        self.count += other.count;
+        self.sum += other.sum;
+    }
+
     /// Percentile CI of the replicate means at `level`; replicates with zero total weight
     /// are skipped. `None` when empty, when `level` is outside (0, 1), or when every
     /// replicate has zero weight.
@@ -354,6 +397,49 @@ mod tests {
         assert_eq!(bootstrap_ci(&[1.0], mean, 0, 0.9, 1), Err(StatsError::ZeroResamples));
         let r = bootstrap_ci_paired(&[1.0], &[1.0, 2.0], |_, _| 0.0, 10, 0.9, 1);
         assert!(matches!(r, Err(StatsError::LengthMismatch { .. })));
+    }
+
+    #[test]
+    fn keyed_weights_depend_on_seed_and_key_only() {
+        let mut a = PoissonWeights::new(200, 5);
+        let first = a.draw_keyed(42).to_vec();
+        a.draw();
+        a.draw_keyed(7);
+        assert_eq!(a.draw_keyed(42), &first[..]);
+        let mut b = PoissonWeights::new(200, 5);
+        assert_eq!(b.draw_keyed(42), &first[..]);
+        assert_ne!(b.draw_keyed(43), &first[..]);
+        assert_ne!(PoissonWeights::new(200, 6).draw_keyed(42), &first[..]);
+        // Keyed draws are Poisson(1) too: 1000 keys x 200 replicates.
+        let mut s = describe::Summary::new();
+        for key in 0..1000u64 {
+            for &w in b.draw_keyed(key) {
+                s.push(f64::from(w));
+            }
+        }
+        assert!((s.mean().unwrap() - 1.0).abs() < 0.01);
+        assert!((s.variance().unwrap() - 1.0).abs() < 0.03);
+    }
+
+    #[test]
+    fn merged_keyed_accumulators_equal_one_pass() {
+        // Values split into two parts, each fed keyed weights, merged: the same CI as one pass
+        // over all values, whatever the order.
+        let xs: Vec<f64> = (0..300).map(|i| ((i * 37) % 101) as f64 / 8.0).collect();
+        let mut w = PoissonWeights::new(500, 3);
+        let mut all = PoissonBootstrapMean::new(500, 0);
+        for (k, &x) in xs.iter().enumerate() {
+            all.push_weighted(x, w.draw_keyed(k as u64));
+        }
+        let (mut p1, mut p2) = (PoissonBootstrapMean::new(500, 0), PoissonBootstrapMean::new(500, 0));
+        for (k, &x) in xs.iter().enumerate().rev() {
+            let part = if k % 3 == 0 { &mut p1 } else { &mut p2 };
+            part.push_weighted(x, w.draw_keyed(k as u64));
+        }
+        p1.merge(&p2);
+        let (c1, c2) = (all.ci(0.95).unwrap(), p1.ci(0.95).unwrap());
+        assert_eq!(p1.count(), 300);
+        assert!((c1.low - c2.low).abs() < 1e-12 && (c1.high - c2.high).abs() < 1e-12, "{c1:?} {c2:?}");
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub use correlation::{
 };
 pub use describe::{
     coefficient_of_variation, iqr, mean, median, population_std_dev, population_variance, quantile, quantiles, std_dev,
-    variance, variance_ddof, Summary,
+    variance, variance_ddof, ExactSum, Summary,
 };
 pub use error::StatsError;
 pub use rank::{cmp_f64, rankdata_average};

@@ -8,6 +8,7 @@ pub mod dice;
 pub mod embed;
 pub mod fuse;
 pub mod gate;
+pub mod merge;
 pub mod models;
 pub mod perturb;
 pub mod probes;

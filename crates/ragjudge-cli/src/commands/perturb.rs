@@ -4,6 +4,7 @@
 //! With `--input` (records with contexts) the kinds `shuffle` and `distractor` vary the retrieved
 //! passages instead (`ragjudge_analysis::adversarial`); the answer and its citations are kept.
 
+use crate::args::ShardArgs;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_analysis::adversarial::{context_variants, ContextPerturbation};
@@ -59,6 +60,8 @@ pub struct PerturbArgs {
     /// Passages each `distractor` variant adds.
     #[arg(long, default_value_t = 3)]
     pub distractors: usize,
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 /// Runs `ragjudge perturb`.
@@ -99,6 +102,17 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         }
         let mut q: serde_json::Value =
             serde_json::from_str(&line).with_context(|| format!("{name}:{n}: invalid JSON"))?;
+        if let Some(shard) = args.shard.shard {
+            // The question key as the record readers take it: `id`, or the ordinal of the line.
+            let key = match q.get("id") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(v) if !v.is_null() => v.to_string(),
+                _ => (i + 1).to_string(),
+            };
+            if !shard.contains(&key) {
+                continue;
+            }
+        }
         if args.input.is_some() {
             if q.get("id").is_none() {
                 bail!("{name}:{n}: field `id`: missing (a variant names its original by id)");

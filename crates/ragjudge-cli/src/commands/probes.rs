@@ -1,5 +1,6 @@
 //! `ragjudge probes generate|report`: counterfactual bias probes (HCAT §4).
 
+use crate::args::ShardArgs;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Subcommand};
 use ragjudge_core::{ReadOptions, Record, RecordReader};
@@ -33,6 +34,8 @@ pub enum ProbesAction {
         /// Print a JSON summary on stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        shard: ShardArgs,
     },
     /// Compare variants with their originals: mean score differences and answer similarity per
     /// system, probe group and swap.
@@ -61,7 +64,7 @@ pub enum ProbesAction {
 /// Runs `probes`.
 pub fn run(args: &ProbesArgs) -> Result<()> {
     match &args.action {
-        ProbesAction::Generate { input, output, json } => generate(input, output, *json),
+        ProbesAction::Generate { input, output, json, shard } => generate(input, output, *json, shard),
         ProbesAction::Report { scores, input, metrics, threshold, output, json } => {
             run_report(scores, input, metrics, *threshold, output.as_deref(), *json)
         }
@@ -73,8 +76,8 @@ fn read_records(path: &Path) -> Result<Vec<Record>> {
     reader.map(|r| r.map_err(anyhow::Error::from)).collect()
 }
 
-fn generate(input: &Path, output: &Path, json: bool) -> Result<()> {
-    let records = read_records(input)?;
+fn generate(input: &Path, output: &Path, json: bool, shard: &ShardArgs) -> Result<()> {
+    let records = shard.select(read_records(input)?);
     let out = Swapper::default().generate(&records);
     let file = std::fs::File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
     let mut w = BufWriter::new(file);

@@ -18,6 +18,8 @@ mod csvin;
 mod json;
 mod keys;
 mod lines;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod pylist;
 
 pub use keys::{Duplicate, DuplicateKeys, DEFAULT_LIMIT as DEFAULT_KEY_LIMIT};
@@ -51,6 +53,8 @@ pub enum Format {
     Ragas,
     /// Open RAG Eval CSV: one row per passage, grouped into one record per (query_id, query_run).
     OpenRagEval,
+    /// Parquet with the JSONL field names (feature `parquet`; errors give the row for the line).
+    Parquet,
 }
 
 impl fmt::Display for Format {
@@ -61,6 +65,7 @@ impl fmt::Display for Format {
             Format::Csv => "csv",
             Format::Ragas => "ragas",
             Format::OpenRagEval => "openrag",
+            Format::Parquet => "parquet",
         })
     }
 }
@@ -69,7 +74,7 @@ impl FromStr for Format {
     type Err = String;
 
     /// Parses `auto`, `jsonl` (or `json`, `ndjson`), `csv`, `ragas`, `openrag` (or
-    /// `open-rag-eval`, `openrageval`), ignoring case.
+    /// `open-rag-eval`, `openrageval`), `parquet`, ignoring case.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(Format::Auto),
@@ -77,7 +82,8 @@ impl FromStr for Format {
             "csv" => Ok(Format::Csv),
             "ragas" => Ok(Format::Ragas),
             "openrag" | "open-rag-eval" | "openrageval" => Ok(Format::OpenRagEval),
-            _ => Err(format!("unknown input format `{s}` (expected auto, jsonl, csv, ragas or openrag)")),
+            "parquet" => Ok(Format::Parquet),
+            _ => Err(format!("unknown input format `{s}` (expected auto, jsonl, csv, ragas, openrag or parquet)")),
         }
     }
 }
@@ -101,8 +107,14 @@ impl Default for ReadOptions {
 
 /// Where records come from.
 enum Source {
-    Jsonl { reader: Box<dyn BufRead>, line: u64, buf: Vec<u8> },
+    Jsonl {
+        reader: Box<dyn BufRead>,
+        line: u64,
+        buf: Vec<u8>,
+    },
     Csv(Box<CsvSource>),
+    #[cfg(feature = "parquet")]
+    Parquet(Box<parquet::ParquetSource>),
     Done,
 }
 
@@ -146,7 +158,40 @@ impl RecordReader {
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<Self, InputError> {
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        if opts.format == Format::Parquet || opts.format == Format::Auto && ext.as_deref() == Some("parquet") {
+            return Ok(Self::open_parquet(&name, file, opts));
+        }
         Self::from_reader(&name, file, opts)
+    }
+
+    /// A reader of the Parquet file `file`; without the `parquet` feature it yields one fatal error.
+    fn open_parquet(name: &str, file: File, opts: &ReadOptions) -> Self {
+        let system = opts.default_system.clone().unwrap_or_else(|| {
+            Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| name.to_string())
+        });
+        let mut me = RecordReader {
+            name: name.to_string(),
+            format: Format::Parquet,
+            system,
+            max_line_bytes: opts.max_line_bytes,
+            source: Source::Done,
+            pending: VecDeque::new(),
+            last_line: None,
+            attempts: 0,
+        };
+        #[cfg(feature = "parquet")]
+        match parquet::ParquetSource::open(name, file, me.system.clone()) {
+            Ok(src) => me.source = Source::Parquet(Box::new(src)),
+            Err(e) => me.pending.push_back((None, Err(e))),
+        }
+        #[cfg(not(feature = "parquet"))]
+        {
+            drop(file);
+            me.pending
+                .push_back((None, Err(InputError::fatal(name, None, "Parquet input needs the `parquet` feature"))));
+        }
+        me
     }
 
     /// Reads records from `reader`; `name` stands for the file in errors, and its extension and
@@ -178,6 +223,12 @@ impl RecordReader {
             Format::OpenRagEval => Some(Some(Layout::OpenRag)),
             // A RAGAS export may also be JSONL.
             Format::Ragas => sniff_csv(&mut *reader).map(|_| Some(Layout::Ragas)),
+            Format::Parquet => {
+                let msg = "Parquet input must be a file (RecordReader::open)";
+                me.format = Format::Parquet;
+                me.pending.push_back((None, Err(InputError::fatal(name, None, msg))));
+                return Ok(me);
+            }
         };
         match csv_layout {
             None => {
@@ -233,6 +284,8 @@ impl RecordReader {
         let more = match &mut self.source {
             Source::Done => false,
             Source::Csv(src) => src.advance(&mut self.pending, &mut self.attempts),
+            #[cfg(feature = "parquet")]
+            Source::Parquet(src) => src.advance(&mut self.pending, &mut self.attempts),
             Source::Jsonl { .. } => self.advance_jsonl(),
         };
         if !more {

@@ -3,6 +3,7 @@
 //! and is placed by Elo among them.
 
 use super::{conclude, with_run_fields, DiceArgs};
+use crate::args::ShardArgs;
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
@@ -34,9 +35,9 @@ pub struct BaselineArgs {
     pub json: bool,
 }
 
-/// Reads a run and names every record's system `name`.
-fn read_as(path: &Path, name: &str) -> Result<Vec<Record>> {
-    let mut out = read_run(path)?;
+/// Reads a run (the records of the selected shard) and names every record's system `name`.
+fn read_as(path: &Path, name: &str, shard: &ShardArgs) -> Result<Vec<Record>> {
+    let mut out = shard.select(read_run(path)?);
     for r in &mut out {
         r.system = name.to_string();
     }
@@ -47,9 +48,9 @@ fn read_as(path: &Path, name: &str) -> Result<Vec<Record>> {
 pub fn run(args: &BaselineArgs) -> Result<()> {
     let target = "target";
     let mut runs: HashMap<&str, Vec<Record>> = HashMap::new();
-    runs.insert(target, read_as(&args.target, target)?);
+    runs.insert(target, read_as(&args.target, target, &args.dice.shard)?);
     for (tier, path) in TIERS.iter().zip([&args.high, &args.medium, &args.low]) {
-        runs.insert(tier, read_as(path, tier)?);
+        runs.insert(tier, read_as(path, tier, &args.dice.shard)?);
     }
     let index = index_by_id(runs.iter().map(|(s, recs)| (*s, recs)));
     let mut run = args.dice.start()?;

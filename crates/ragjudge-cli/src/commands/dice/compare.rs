@@ -32,8 +32,8 @@ fn category(c: Option<ragjudge_dice::judgement::Category>) -> Option<String> {
 
 /// Runs `ragjudge compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
-    let a = read_run(&args.a)?;
-    let b_records = read_run(&args.b)?;
+    let a = args.dice.shard.select(read_run(&args.a)?);
+    let b_records = args.dice.shard.select(read_run(&args.b)?);
     let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
     let (name_a, name_b) = match (a.first(), b_records.first()) {
         (Some(x), Some(y)) => (x.system.clone(), y.system.clone()),

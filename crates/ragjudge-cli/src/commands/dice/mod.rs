@@ -5,7 +5,7 @@ pub mod baseline;
 pub mod compare;
 pub mod tournament;
 
-use crate::args::JudgeArgs;
+use crate::args::{JudgeArgs, ShardArgs};
 use crate::backends;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -31,6 +31,8 @@ pub enum LangArg {
 pub struct DiceArgs {
     #[command(flatten)]
     pub judge: JudgeArgs,
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
     #[arg(long, short = 'o', required_unless_present = "dry_run")]
     pub output: Option<PathBuf>,

@@ -70,7 +70,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     let mut order: Vec<String> = Vec::new();
     let mut by_system: HashMap<String, Vec<Record>> = HashMap::new();
     for path in &args.runs {
-        for r in read_run(path)? {
+        for r in args.dice.shard.select(read_run(path)?) {
             if !by_system.contains_key(&r.system) {
                 order.push(r.system.clone());
             }

@@ -1,7 +1,7 @@
 //! The arguments of `ragjudge score` and their conversion into the engine's settings.
 
 use super::family_args::{HcatArgs, SafetyArgs, TrecArgs};
-use crate::args::{InputArgs, JudgeSpecArgs, Precision};
+use crate::args::{InputArgs, JudgeSpecArgs, Precision, ShardArgs};
 use anyhow::Result;
 use clap::Args;
 use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings, SemanticSettings};
@@ -12,18 +12,20 @@ use std::path::PathBuf;
 /// `ragjudge score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
-    /// Record file(s): JSONL, CSV, RAGAS or Open RAG Eval CSV.
+    /// Record file(s): JSONL, CSV, Parquet, RAGAS or Open RAG Eval CSV.
     #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
     /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, semantic,
     /// and fused:FILE (a model from `ragjudge fuse fit`).
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
     pub metrics: Vec<String>,
-    /// Per-record output: OUT.csv or OUT.jsonl (JSONL keeps each metric's evidence).
+    /// Per-record output: OUT.csv, OUT.jsonl (keeps each metric's evidence) or OUT.parquet.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// Cut-offs K for the retrieval metrics.
     #[arg(long = "k", value_delimiter = ',', default_value = "1,3,5")]
     pub ks: Vec<usize>,
@@ -84,6 +86,7 @@ impl ScoreArgs {
             bootstrap: self.bootstrap,
             seed: self.seed,
             threads: self.threads,
+            shard: self.shard.shard,
             ..EvalSettings::default()
         }
     }

@@ -9,6 +9,7 @@ pub use args::ScoreArgs;
 use crate::progress::Progress;
 use anyhow::Result;
 use ragjudge_eval::families::{build_stages, build_with_definitions, split_arguments, write_definitions, StageContext};
+use ragjudge_eval::merge::{write_manifest, ShardManifest};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::stages::render_consistency;
 use ragjudge_eval::{create_file_sink, render_table, EvalReport, Evaluator, RowSink};
@@ -38,6 +39,10 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     if let Some(out) = &args.output {
         // How each column was computed, for models fitted on this file (`fuse fit`).
         write_definitions(out, &defs)?;
+        if let Some(shard) = args.shard.shard {
+            // What `ragjudge merge` checks and sums.
+            write_manifest(out, &ShardManifest::new(shard, &report.summary, args.seed, evaluator.columns()))?;
+        }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json_summary(args, &report)?)?);

@@ -1,0 +1,190 @@
+//! Fan-out end to end: `score --shard i/4` four times and `merge` give what one `score` run gives
+//! on the bundled example runs: the same rows (compared as sets: a merged file holds shard 1's
+//! rows first), the same means bit for bit, intervals and standard deviations within 1e-12
+//! (relative), the same counts.
+
+mod common;
+
+use common::{assert_one_line_error, ragjudge, repo_root, stderr, stdout};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const METRICS: &str = "lexical,ciu,retrieval";
+
+fn example_runs() -> Vec<String> {
+    let dir = repo_root().join("examples/runs");
+    let mut runs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .map(|p| p.display().to_string())
+        .collect();
+    runs.sort();
+    runs
+}
+
+/// `score` over the example runs with `extra` arguments; the `--json` summary.
+fn score(out: &Path, extra: &[&str]) -> Value {
+    let runs = example_runs();
+    let out = out.display().to_string();
+    let mut args = vec!["score", "--metrics", METRICS, "--bootstrap", "300", "--json", "-o", &out, "--input"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(extra);
+    serde_json::from_str(&stdout(&ragjudge(&args))).unwrap()
+}
+
+fn lines(path: &Path) -> (String, BTreeSet<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut it = text.lines();
+    let first = it.next().unwrap().to_string();
+    let mut rest: BTreeSet<String> = it.map(str::to_string).collect();
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        // JSONL has no header: every line is a row.
+        rest.insert(first);
+        return (String::new(), rest);
+    }
+    (first, rest)
+}
+
+fn close(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => (x - y).abs() <= 1e-12 * x.abs().max(1.0),
+        _ => a == b,
+    }
+}
+
+/// The merged summary equals the single run's: counts and means exactly, the rest within 1e-12.
+fn assert_same_summary(single: &Value, merged: &Value) {
+    for k in ["records", "skipped", "failed", "level", "bootstrap"] {
+        assert_eq!(single[k], merged[k], "{k}");
+    }
+    let (a, b) = (single["systems"].as_array().unwrap(), merged["systems"].as_array().unwrap());
+    assert_eq!(a.len(), b.len());
+    for sa in a {
+        let sb = b.iter().find(|s| s["system"] == sa["system"]).unwrap();
+        assert_eq!((&sa["records"], &sa["failed"]), (&sb["records"], &sb["failed"]));
+        for (ma, mb) in sa["metrics"].as_array().unwrap().iter().zip(sb["metrics"].as_array().unwrap()) {
+            assert_eq!((&ma["metric"], &ma["n"], &ma["mean"]), (&mb["metric"], &mb["n"], &mb["mean"]));
+            for k in ["std", "ci_low", "ci_high"] {
+                assert!(close(&ma[k], &mb[k]), "{} {} {k}: {} vs {}", sa["system"], ma["metric"], ma[k], mb[k]);
+            }
+        }
+    }
+}
+
+fn shards_then_merge(dir: &Path, ext: &str) -> (Value, Value) {
+    let single = score(&dir.join(format!("single.{ext}")), &[]);
+    let mut outs = Vec::new();
+    let mut records = 0;
+    for i in 1..=4 {
+        let out = dir.join(format!("shard{i}.{ext}"));
+        let s = score(&out, &["--shard", &format!("{i}/4")]);
+        assert_eq!(s["shard"], format!("{i}/4"));
+        records += s["records"].as_u64().unwrap();
+        outs.push(out.display().to_string());
+    }
+    assert_eq!(records, single["records"].as_u64().unwrap());
+    let merged_path = dir.join(format!("merged.{ext}")).display().to_string();
+    // Shards in another order than 1..4: the merge sorts them.
+    let args = vec!["merge", "--json", "-o", &merged_path, &outs[2], &outs[0], &outs[3], &outs[1]];
+    let merged: Value = serde_json::from_str(&stdout(&ragjudge(&args))).unwrap();
+    assert_eq!(merged["shards"], 4);
+    assert!(merged.get("shard").is_none());
+    assert_same_summary(&single, &merged);
+    (single, merged)
+}
+
+#[test]
+fn four_shards_and_merge_equal_one_run_jsonl_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["jsonl", "csv"] {
+        shards_then_merge(dir.path(), ext);
+        let (h1, rows1) = lines(&dir.path().join(format!("single.{ext}")));
+        let (h2, rows2) = lines(&dir.path().join(format!("merged.{ext}")));
+        assert_eq!(h1, h2);
+        assert_eq!(rows1.len(), 124);
+        assert_eq!(rows1, rows2, "{ext} rows differ");
+        // The column definitions travel with the merged file.
+        let defs = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+        assert_eq!(defs(&format!("single.{ext}.columns.json")), defs(&format!("merged.{ext}.columns.json")));
+    }
+}
+
+#[test]
+fn four_shards_and_merge_equal_one_run_parquet() {
+    let dir = tempfile::tempdir().unwrap();
+    shards_then_merge(dir.path(), "parquet");
+    let a = ragjudge_eval::read_rows(&dir.path().join("single.parquet")).unwrap();
+    let b = ragjudge_eval::read_rows(&dir.path().join("merged.parquet")).unwrap();
+    assert_eq!(a.columns, b.columns);
+    assert_eq!(a.rows.len(), 124);
+    let set = |t: &ragjudge_eval::RowTable| {
+        t.rows.iter().map(|r| serde_json::to_string(r).unwrap()).collect::<BTreeSet<String>>()
+    };
+    assert_eq!(set(&a), set(&b));
+}
+
+#[test]
+fn merge_refuses_incomplete_or_mixed_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    for i in 1..=4 {
+        score(&p(&format!("s{i}.csv")), &["--shard", &format!("{i}/4")]);
+    }
+    score(&p("half.csv"), &["--shard", "1/2"]);
+    score(&p("seed.csv"), &["--shard", "4/4", "--seed", "9"]);
+    score(&p("plain.csv"), &[]);
+    let s = |name: &str| p(name).display().to_string();
+    let o = ragjudge(&["merge", &s("s1.csv"), &s("s3.csv"), &s("s2.csv")]);
+    assert_one_line_error(&o, "merge: missing shard(s) 4/4");
+    let o = ragjudge(&["merge", &s("s1.csv"), &s("s2.csv"), &s("s3.csv"), &s("s4.csv"), &s("s2.csv")]);
+    assert_one_line_error(&o, "merge: shard 2/4 given twice");
+    let o = ragjudge(&["merge", &s("s1.csv"), &s("s2.csv"), &s("s3.csv"), &s("half.csv")]);
+    assert_one_line_error(&o, "shard count 2 differs from 4");
+    let o = ragjudge(&["merge", &s("s1.csv"), &s("s2.csv"), &s("s3.csv"), &s("seed.csv")]);
+    assert_one_line_error(&o, "seed 9");
+    let o = ragjudge(&["merge", &s("s1.csv"), &s("plain.csv")]);
+    assert_one_line_error(&o, "was it written by `score --shard i/n`?");
+    // A truncated shard file no longer matches its manifest.
+    let text = std::fs::read_to_string(p("s2.csv")).unwrap();
+    let keep: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(p("s2.csv"), keep.join("\n") + "\n").unwrap();
+    let o = ragjudge(&["merge", &s("s1.csv"), &s("s2.csv"), &s("s3.csv"), &s("s4.csv")]);
+    assert_one_line_error(&o, "truncated?");
+}
+
+#[test]
+fn bad_shard_specifications_are_refused() {
+    let runs = example_runs();
+    for (spec, want) in [
+        ("0/4", "the shard number must be between 1 and 4"),
+        ("5/4", "the shard number must be between 1 and 4"),
+        ("1/0", "the number of shards must be at least 1"),
+    ] {
+        let o = ragjudge(&["score", "--metrics", "ciu", "--shard", spec, "--input", &runs[0]]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(err.contains(want) && err.contains(spec), "{err}");
+    }
+}
+
+#[test]
+fn perturb_shards_split_the_questions_and_add_up_to_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let questions = repo_root().join("examples/questions.jsonl").display().to_string();
+    let run = |name: &str, shard: Option<&str>| {
+        let out = dir.path().join(name).display().to_string();
+        let mut args = vec!["perturb", "--questions", &questions, "--output", &out, "--seed", "3"];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        stdout(&ragjudge(&args));
+        std::fs::read_to_string(out).unwrap().lines().map(str::to_string).collect::<BTreeSet<String>>()
+    };
+    let all = run("all.jsonl", None);
+    let (a, b) = (run("a.jsonl", Some("1/2")), run("b.jsonl", Some("2/2")));
+    assert!(!a.is_empty() && !b.is_empty());
+    assert!(a.is_disjoint(&b));
+    assert_eq!(a.union(&b).cloned().collect::<BTreeSet<_>>(), all);
+}
