@@ -59,3 +59,14 @@ fn parquet_records_read_like_jsonl() {
     assert_eq!(third.to_string(), format!("{}:3: field `query`: missing", path.display()));
     assert!(reader.next().is_none());
 }
+
+#[test]
+fn parquet_from_a_stream_is_refused_in_one_line() {
+    let items: Vec<_> =
+        RecordReader::from_reader("x.parquet", &b"PAR1"[..], &ReadOptions::default()).unwrap().collect();
+    assert_eq!(items.len(), 1);
+    assert_eq!(
+        items[0].as_ref().unwrap_err().to_string(),
+        "x.parquet: Parquet input must be a file (RecordReader::open)"
+    );
+}

@@ -212,6 +212,12 @@ impl RecordReader {
             last_line: None,
             attempts: 0,
         };
+        if opts.format == Format::Parquet || opts.format == Format::Auto && ext.as_deref() == Some("parquet") {
+            let msg = "Parquet input must be a file (RecordReader::open)";
+            me.format = Format::Parquet;
+            me.pending.push_back((None, Err(InputError::fatal(name, None, msg))));
+            return Ok(me);
+        }
         let csv_layout = match opts.format {
             Format::Auto => match ext.as_deref() {
                 Some("jsonl" | "ndjson" | "json") => None,
@@ -223,12 +229,8 @@ impl RecordReader {
             Format::OpenRagEval => Some(Some(Layout::OpenRag)),
             // A RAGAS export may also be JSONL.
             Format::Ragas => sniff_csv(&mut *reader).map(|_| Some(Layout::Ragas)),
-            Format::Parquet => {
-                let msg = "Parquet input must be a file (RecordReader::open)";
-                me.format = Format::Parquet;
-                me.pending.push_back((None, Err(InputError::fatal(name, None, msg))));
-                return Ok(me);
-            }
+            // Refused above.
+            Format::Parquet => None,
         };
         match csv_layout {
             None => {
