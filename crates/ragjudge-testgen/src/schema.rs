@@ -12,7 +12,7 @@ pub enum FieldKind {
     Text,
     /// One of the given strings.
     OneOf(&'static [&'static str]),
-    /// Exactly this many non-empty strings.
+    /// Exactly this many non-empty strings, no two the same (ignoring case and outer spaces).
     Texts(usize),
 }
 
@@ -79,7 +79,10 @@ impl ObjectSpec {
                 (FieldKind::Text, Value::String(s)) => !s.trim().is_empty(),
                 (FieldKind::OneOf(values), Value::String(s)) => values.contains(&s.as_str()),
                 (FieldKind::Texts(n), Value::Array(items)) => {
-                    items.len() == *n && items.iter().all(|i| i.as_str().is_some_and(|s| !s.trim().is_empty()))
+                    let texts: Vec<String> =
+                        items.iter().filter_map(|i| i.as_str()).map(|s| s.trim().to_lowercase()).collect();
+                    let distinct: std::collections::HashSet<&String> = texts.iter().collect();
+                    texts.len() == *n && texts.iter().all(|t| !t.is_empty()) && distinct.len() == *n
                 }
                 _ => false,
             };
@@ -131,6 +134,7 @@ mod tests {
         assert_eq!(ok["answer"], "B");
         let err = |t: &str| spec().parse(t).unwrap_err();
         assert!(err(r#"{"question": "Q?", "options": ["x"], "answer": "B"}"#).starts_with("options: not a valid value"));
+        assert!(err(r#"{"question": "Q?", "options": ["Same", " same"], "answer": "B"}"#).starts_with("options:"));
         assert!(err(r#"{"question": "Q?", "options": ["x", "y"], "answer": "C"}"#).starts_with("answer:"));
         assert_eq!(err(r#"{"question": "Q?", "options": ["x", "y"]}"#), "answer: missing");
         assert!(err(r#"{"question": "Q?", "options": ["x", "y"], "answer": "A", "z": 1}"#).starts_with("z: unexpected"));

@@ -1,6 +1,7 @@
 //! Selection of generated questions (HCAT section 2, step 5): the judge checks that the source
 //! answers the question (the probability of "Yes", or for unanswerable questions that it does
-//! not), the reference answer must be close to some sentence of the source (embedding cosine),
+//! not), the reference answer must be close to some sentence of the source (embedding cosine, or
+//! the share of its words found in the source),
 //! near-duplicate questions are dropped (embedding cosine), and questions that a model could
 //! answer without retrieval are flagged; at most N questions per topic are kept.
 
@@ -17,8 +18,8 @@ pub struct SelectOptions {
     /// Least P(Yes) that the source answers an answerable question (unanswerable ones need less
     /// than 1 - this).
     pub min_answerable: f64,
-    /// Least cosine between the reference answer and its closest source sentence (free-text
-    /// answers only).
+    /// Least grounding of a free-text reference answer: the larger of its cosine with the closest
+    /// source sentence and the share of its words found in the sources.
     pub min_grounding: f64,
     /// Questions at least this similar to a kept one are dropped.
     pub max_similarity: f64,
@@ -74,6 +75,20 @@ fn yes_prob(judge: &dyn Judge, prompt: &Prompt) -> Result<f64, TestgenError> {
     Ok(p.probs[0])
 }
 
+/// Share of the answer's words (lower-cased; a CJK character is a word) found in the sources:
+/// 1 for an answer copied from them. Grounding takes the larger of this and the embedding
+/// cosine, so that an extractive answer passes even where the embedding model does not know the
+/// language (MiniLM is English-only).
+fn word_recall(answer: &str, sources: &[String]) -> f64 {
+    let source: std::collections::HashSet<String> =
+        sources.iter().flat_map(|s| ragjudge_core::text::words(s)).map(str::to_lowercase).collect();
+    let words: Vec<String> = ragjudge_core::text::words(answer).into_iter().map(str::to_lowercase).collect();
+    if words.is_empty() {
+        return 0.0;
+    }
+    words.iter().filter(|w| source.contains(*w)).count() as f64 / words.len() as f64
+}
+
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
     let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
@@ -127,10 +142,11 @@ pub fn select(
                 let mut texts = vec![c.answer.as_str()];
                 texts.extend(sentences.iter().copied());
                 let v = embedder.embed(&texts)?;
-                let best = v[1..].iter().map(|s| cosine(&v[0], s)).fold(0.0, f64::max);
+                let cos = v[1..].iter().map(|s| cosine(&v[0], s)).fold(0.0, f64::max);
+                let best = cos.max(word_recall(&c.answer, &c.sources));
                 checks.grounding = Some(best);
                 if best < options.min_grounding {
-                    return Ok(Err(format!("the reference answer is not grounded in the source (cosine {best:.2})")));
+                    return Ok(Err(format!("the reference answer is not grounded in the source (grounding {best:.2})")));
                 }
             }
             if options.per_topic > 0 && per_topic.get(&c.topic).copied().unwrap_or(0) >= options.per_topic {
@@ -151,4 +167,20 @@ pub fn select(
         out.push(checks);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_recall_by_hand() {
+        let src = vec!["毕昇发明了活字印刷术。".to_string(), "Gutenberg built a press.".to_string()];
+        // 毕 昇: both in the source; "Gutenberg press" 2 of 2; "Gutenberg's wooden press": the
+        // apostrophe joins "gutenberg's" (not in the source), so 1 of 3.
+        assert_eq!(word_recall("毕昇", &src), 1.0);
+        assert_eq!(word_recall("Gutenberg press", &src), 1.0);
+        approx::assert_abs_diff_eq!(word_recall("Gutenberg's wooden press", &src), 1.0 / 3.0, epsilon = 1e-12);
+        assert_eq!(word_recall("", &src), 0.0);
+    }
 }
