@@ -163,17 +163,7 @@ pub fn parse_score_request(body: &[u8]) -> Result<ScoreRequest, ApiError> {
     Ok(ScoreRequest { records, detail })
 }
 
-/// JSON's name for the type of `v`.
-pub(crate) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+pub(crate) use ragjudge_core::read::type_name;
 
 #[cfg(test)]
 mod tests {

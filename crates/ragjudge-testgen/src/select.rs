@@ -146,7 +146,9 @@ pub fn select(
                 let best = cos.max(word_recall(&c.answer, &c.sources));
                 checks.grounding = Some(best);
                 if best < options.min_grounding {
-                    return Ok(Err(format!("the reference answer is not grounded in the source (grounding {best:.2})")));
+                    return Ok(Err(format!(
+                        "the reference answer is not grounded in the source (grounding {best:.2})"
+                    )));
                 }
             }
             if options.per_topic > 0 && per_topic.get(&c.topic).copied().unwrap_or(0) >= options.per_topic {

@@ -15,6 +15,6 @@ pub mod probes;
 pub mod report;
 pub mod robustness;
 pub mod score;
-pub mod testgen;
 pub mod serve;
+pub mod testgen;
 pub mod weakness;

@@ -31,8 +31,9 @@ pub(crate) struct Defaults<'a> {
     pub system: &'a str,
 }
 
-/// JSON's name for the type of `v`.
-pub(crate) fn type_name(v: &Value) -> &'static str {
+/// JSON's name for the type of `v` (`null`, `boolean`, `number`, `string`, `array`, `object`),
+/// for messages such as "expected a string, found number".
+pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -22,6 +22,7 @@ mod lines;
 mod parquet;
 mod pylist;
 
+pub use json::type_name;
 pub use keys::{Duplicate, DuplicateKeys, DEFAULT_LIMIT as DEFAULT_KEY_LIMIT};
 
 /// A record or an error, with the line (JSONL) or row (CSV) a record starts on.

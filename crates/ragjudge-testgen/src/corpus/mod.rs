@@ -8,6 +8,7 @@ mod markdown;
 
 use std::path::{Path, PathBuf};
 
+use ragjudge_core::read::type_name;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -253,17 +254,6 @@ fn parse_line(line: &str) -> Result<Vec<Document>, FieldError> {
         docs.push(Document { id: pid, title: title.clone(), text, meta: m, source: String::new() });
     }
     Ok(docs)
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

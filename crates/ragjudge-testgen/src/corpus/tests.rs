@@ -71,11 +71,11 @@ fn bad_jsonl_lines_name_file_line_and_field() {
     )
     .unwrap();
     let err = read_corpus(std::slice::from_ref(&path), ReadOptions::default()).unwrap_err().to_string();
-    assert!(err.ends_with("bad.jsonl:2: id: expected a string, found a number"), "{err}");
+    assert!(err.ends_with("bad.jsonl:2: id: expected a string, found number"), "{err}");
     let corpus = read_corpus(std::slice::from_ref(&path), ReadOptions { skip_invalid: true }).unwrap();
     assert_eq!(corpus.documents.len(), 1);
     let reasons: Vec<&str> = corpus.skipped.iter().map(|s| s.reason.as_str()).collect();
-    assert_eq!(reasons[0], "id: expected a string, found a number");
+    assert_eq!(reasons[0], "id: expected a string, found number");
     assert_eq!(reasons[1], "text: missing (and no passages)");
     assert!(reasons[2].starts_with("json: expected ident"), "{}", reasons[2]);
     assert!(corpus.skipped[2].source.ends_with("bad.jsonl:4"));
