@@ -101,6 +101,11 @@ impl PromptSet {
     /// The prompts for a chunk language (`zh` gives Chinese prompts, anything else English).
     pub fn for_lang(lang: &str) -> Self {
         let (version, text) = if lang == "zh" { ("gen-zh-v1", ZH_V1) } else { ("gen-en-v1", EN_V1) };
+        Self::parse(version, text)
+    }
+
+    /// Prompts from `text`: a section starts at a line `## NAME` and runs to the next one.
+    pub fn parse(version: &'static str, text: &str) -> Self {
         let mut sections = HashMap::new();
         let mut name: Option<String> = None;
         let mut body = String::new();

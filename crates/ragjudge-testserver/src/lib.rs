@@ -1,7 +1,8 @@
 //! A small scripted OpenAI-compatible HTTP server on loopback, for tests of the HTTP judge.
 //!
 //! [`TestServer::start`] listens on `127.0.0.1` at an ephemeral port and answers
-//! `POST /v1/chat/completions` (and `GET /v1/models`). What each request gets comes from a
+//! `POST /v1/chat/completions` (and `GET /v1/models`; any other `POST` path too, for generic JSON
+//! endpoints scripted with [`Behavior::Reply`]). What each request gets comes from a
 //! [`Script`]: a queue of [`Behavior`]s taken in arrival order, then a default. Every request is
 //! recorded with its JSON body and arrival time, and the server tracks how many requests were in
 //! flight at once, so tests can check retries, caching and concurrency bounds.
@@ -126,6 +127,26 @@ pub enum Behavior {
     Garbage,
     /// A valid completion without the `logprobs` field (as servers that do not support it send).
     NoLogprobs(Normal),
+    /// 200 with this JSON body computed from the request body, whatever the path: a generic
+    /// JSON endpoint (a RAG service under test) rather than a chat completion.
+    Reply(ReplyFn),
+}
+
+/// A function from the request's JSON body to a whole reply body.
+#[derive(Clone)]
+pub struct ReplyFn(pub Arc<dyn Fn(&Value) -> Value + Send + Sync>);
+
+impl ReplyFn {
+    /// Wraps `f`.
+    pub fn new(f: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for ReplyFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReplyFn(..)")
+    }
 }
 
 impl Behavior {
@@ -380,7 +401,8 @@ fn serve(mut stream: TcpStream, state: &State) -> std::io::Result<()> {
                 json!({"object": "list", "data": [{"id": "test-model", "object": "model", "owned_by": "ragjudge"}]});
             respond(&mut stream, 200, &[], b.to_string().as_bytes())
         }
-        ("POST", "/v1/chat/completions") => {
+        // Chat completions, and any other POST for the generic `Reply` endpoints.
+        ("POST", _) => {
             let mut in_flight = InFlight::enter(&state.in_flight, &state.max_in_flight);
             let behavior = {
                 let mut s = state.script.lock().unwrap();
@@ -494,6 +516,7 @@ fn answer(
             stream.shutdown(Shutdown::Both)
         }
         Behavior::Garbage => respond(stream, 200, &[], b"<html>this is not json</html>"),
+        Behavior::Reply(f) => respond(stream, 200, &[], (f.0)(request).to_string().as_bytes()),
     }
 }
 

@@ -1,0 +1,33 @@
+//! Errors of the collect crate: settings and inputs that stop a run before it starts. A failed
+//! call on one question is not an error here: it is a [`crate::run::Failure`], recorded and
+//! counted while the run goes on.
+
+use ragjudge_core::InputError;
+use ragjudge_models::ModelError;
+use ragjudge_testgen::TestgenError;
+
+/// What stops a collection run.
+#[derive(Debug, thiserror::Error)]
+pub enum CollectError {
+    /// Contradictory or impossible settings (a bad target spec, template or JSON path).
+    #[error("{0}")]
+    Settings(String),
+    /// A malformed question (file, line and field).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The corpus of the built-in RAG could not be read or chunked.
+    #[error(transparent)]
+    Corpus(#[from] TestgenError),
+    /// A model could not be loaded.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The BM25 index could not be built or searched.
+    #[error("BM25 index: {0}")]
+    Index(String),
+}
+
+impl From<tantivy::TantivyError> for CollectError {
+    fn from(e: tantivy::TantivyError) -> Self {
+        CollectError::Index(e.to_string())
+    }
+}

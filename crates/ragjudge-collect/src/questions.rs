@@ -1,0 +1,129 @@
+//! The question set: JSONL records with `id`, `query` and optionally `reference`, `history`,
+//! `meta` (what `ragjudge testgen` writes) and `relevant` (ids of passages known to answer it).
+
+use crate::error::CollectError;
+use ragjudge_core::{record_from_json, InputError, Record};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+/// One question and the passages known to answer it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// The question as a record without answer or passages.
+    pub record: Record,
+    /// Ids of passages that answer it: the top-level `relevant` list, else testgen's
+    /// `meta.source_ids` (none for unanswerable questions, whose source does not answer them).
+    pub relevant: Vec<String>,
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// One question from one JSON line.
+pub fn question_from_json(mut v: Value, file: &str, line: u64) -> Result<Question, InputError> {
+    let at = |field: Option<String>, message: String| InputError::new(file, Some(line), field, message);
+    let Some(map) = v.as_object_mut() else {
+        return Err(at(None, "expected a JSON object".into()));
+    };
+    // A question has no answer yet.
+    map.entry("answer").or_insert_with(|| Value::String(String::new()));
+    let relevant = strings(map.get("relevant"));
+    let record = record_from_json(v, file, format!("line{line}"), "questions").map_err(|mut e| {
+        e.line = Some(line);
+        e
+    })?;
+    if record.query.trim().is_empty() {
+        return Err(at(Some("query".into()), "is empty".into()));
+    }
+    let relevant = if !relevant.is_empty() {
+        relevant
+    } else if record.meta.get("query_type").and_then(Value::as_str) == Some("unanswerable") {
+        Vec::new()
+    } else {
+        strings(record.meta.get("source_ids"))
+    };
+    Ok(Question { record, relevant })
+}
+
+/// Reads a question file. Every problem is an error naming file, line and field: a question
+/// set with holes would give scores over a different set than the one asked for.
+pub fn read_questions(path: &Path) -> Result<Vec<Question>, CollectError> {
+    let file = path.display().to_string();
+    let f = std::fs::File::open(path).map_err(|e| InputError::fatal(&file, None, format!("cannot open: {e}")))?;
+    let mut out = Vec::new();
+    let mut lines_of: HashMap<String, u64> = HashMap::new();
+    for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
+        let n = i as u64 + 1;
+        let line = line.map_err(|e| InputError::fatal(&file, Some(n), format!("not UTF-8 text or unreadable: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(line.trim_start_matches('\u{feff}'))
+            .map_err(|e| InputError::new(&file, Some(n), None, format!("not JSON: {e}")))?;
+        let q = question_from_json(v, &file, n)?;
+        if let Some(first) = lines_of.insert(q.record.id.clone(), n) {
+            let msg = format!("duplicate id {:?} (first on line {first})", q.record.id);
+            return Err(InputError::new(&file, Some(n), Some("id".into()), msg).into());
+        }
+        out.push(q);
+    }
+    if out.is_empty() {
+        return Err(InputError::fatal(&file, None, "no questions").into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file(text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+
+    #[test]
+    fn testgen_questions_are_read_with_their_sources() {
+        let f = file(concat!(
+            r#"{"id": "tg1", "query": "Q1?", "reference": "R1", "meta": {"query_type": "factual", "source_ids": ["d1:0"]}}"#,
+            "\n\n",
+            r#"{"id": "tg2", "query": "Q2?", "meta": {"query_type": "unanswerable", "source_ids": ["d1:1"]}}"#,
+            "\n",
+            r#"{"id": "q3", "query": "Q3?", "relevant": ["d2#4", "d2#2"]}"#,
+            "\n"
+        ));
+        let qs = read_questions(f.path()).unwrap();
+        assert_eq!(qs.len(), 3);
+        assert_eq!(qs[0].relevant, vec!["d1:0"]);
+        assert_eq!(qs[0].record.reference.as_deref(), Some("R1"));
+        assert!(qs[1].relevant.is_empty(), "an unanswerable question's source does not answer it");
+        assert_eq!(qs[2].relevant, vec!["d2#4", "d2#2"]);
+    }
+
+    #[test]
+    fn bad_questions_name_file_line_and_field() {
+        let cases = [
+            ("{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"b\"}\n", "2", "query"),
+            ("{\"id\": \"a\", \"query\": \"  \"}\n", "1", "field `query`: is empty"),
+            ("{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"a\", \"query\": \"y\"}\n", "2", "duplicate id \"a\" (first on line 1)"),
+            ("{\"id\": \"a\", \"query\": \"x\"\n", "1", "not JSON"),
+            ("\n\n", "", "no questions"),
+        ];
+        for (text, line, needle) in cases {
+            let f = file(text);
+            let e = read_questions(f.path()).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+            assert!(e.contains(&f.path().display().to_string()), "{e}");
+            if !line.is_empty() {
+                assert!(e.contains(&format!(":{line}")), "{e}");
+            }
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Asking a [`Target`] every question: bounded concurrency, retries with exponential backoff
+//! (or the target's `Retry-After`), every answer stored in the call cache the moment it arrives
+//! (so a killed run resumes and asks no answered question again), and every question that
+//! still fails recorded with its reason: the output never has a silent gap.
+
+use crate::questions::Question;
+use crate::target::{Answer, CallError, Target};
+use ragjudge_core::Record;
+use ragjudge_store::{cache_key, CallCache};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Cache kind of stored answers (bump when [`Stored`] changes).
+const KIND: &str = "collect-v1";
+
+/// Longest wait between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Relevance grade given to a passage known to answer the question (UMBRELA's top grade).
+pub const KNOWN_RELEVANT: f64 = 3.0;
+
+/// How a run is carried out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectSettings {
+    /// `system` of the output records.
+    pub system: String,
+    /// Questions in flight at once.
+    pub concurrency: usize,
+    /// Further attempts after a retryable failure.
+    pub retries: u32,
+    /// Wait before the first retry; doubled for each further one.
+    pub backoff: Duration,
+    /// Ask every question again, ignoring (and replacing) cached answers.
+    pub refresh: bool,
+}
+
+impl Default for CollectSettings {
+    fn default() -> Self {
+        Self { system: "target".into(), concurrency: 4, retries: 2, backoff: Duration::from_millis(500), refresh: false }
+    }
+}
+
+/// A question that got no answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// Question id.
+    pub id: String,
+    /// The question.
+    pub query: String,
+    /// Why the last attempt failed.
+    pub error: String,
+    /// Attempts made.
+    pub attempts: u32,
+}
+
+/// What the cache holds per question.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Stored {
+    answer: Answer,
+    latency_ms: f64,
+}
+
+/// The outcome of one question.
+#[derive(Debug, Clone)]
+enum Outcome {
+    Answered { answer: Answer, cached: bool, attempts: u32, latency_ms: f64 },
+    Failed(Failure),
+}
+
+/// The answers and what it took to get them.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    /// One record per answered question, in question order.
+    pub records: Vec<Record>,
+    /// The questions that got no answer, in question order.
+    pub failures: Vec<Failure>,
+    /// Answers found in the cache (not asked again).
+    pub from_cache: usize,
+    /// Questions asked of the target in this run.
+    pub asked: usize,
+    /// Calls made, retries included.
+    pub attempts: usize,
+    /// Answers with no passages.
+    pub without_contexts: usize,
+    /// Answers that could not be stored in the cache (still in `records`).
+    pub store_errors: usize,
+    /// Latency of each question answered in this run (last attempt), in milliseconds.
+    pub latencies_ms: Vec<f64>,
+}
+
+/// The cache key of `question`'s answer from `target`: the target's identity, the question
+/// text and the conversation before it.
+fn key(identity: &str, system: &str, q: &Question) -> String {
+    cache_key(identity, KIND, &json!({"system": system, "query": q.record.query, "history": q.record.history}))
+}
+
+/// One question, with retries.
+fn ask(target: &dyn Target, q: &Question, settings: &CollectSettings) -> (Result<Answer, CallError>, u32, f64) {
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        let start = Instant::now();
+        let result = target.answer(q);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        match result {
+            Err(e) if e.retryable && attempt <= settings.retries => {
+                let backoff = settings.backoff.saturating_mul(1 << (attempt - 1).min(16)).min(MAX_BACKOFF);
+                std::thread::sleep(e.retry_after.unwrap_or(backoff));
+            }
+            other => return (other, attempt, ms),
+        }
+    }
+}
+
+/// The output record of an answered question; passages the question is known to be answered
+/// by get relevance [`KNOWN_RELEVANT`].
+pub fn to_record(q: &Question, answer: Answer, system: &str) -> Record {
+    let mut contexts = answer.contexts;
+    for c in &mut contexts {
+        if c.relevance.is_none() && c.id.as_ref().is_some_and(|id| q.relevant.contains(id)) {
+            c.relevance = Some(KNOWN_RELEVANT);
+        }
+    }
+    Record { system: system.to_string(), contexts, answer: answer.answer, ..q.record.clone() }
+}
+
+/// Asks `target` every question; `progress(done, failed)` is called after each one.
+pub fn collect(
+    questions: &[Question],
+    target: &dyn Target,
+    cache: &CallCache,
+    settings: &CollectSettings,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Collected {
+    let identity = target.identity();
+    let n = questions.len();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(0);
+    let store_errors = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; n]);
+    let worker = || loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        if i >= n {
+            break;
+        }
+        let q = &questions[i];
+        let k = key(&identity, &settings.system, q);
+        let hit = if settings.refresh { None } else { cache.get(&k) };
+        let outcome = match hit.and_then(|v| serde_json::from_value::<Stored>(v).ok()) {
+            Some(s) => Outcome::Answered { answer: s.answer, cached: true, attempts: 0, latency_ms: s.latency_ms },
+            None => match ask(target, q, settings) {
+                (Ok(answer), attempts, latency_ms) => {
+                    let stored = Stored { answer, latency_ms };
+                    let value = serde_json::to_value(&stored).unwrap_or_default();
+                    if cache.put(&k, &value).is_err() {
+                        store_errors.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Outcome::Answered { answer: stored.answer, cached: false, attempts, latency_ms }
+                }
+                (Err(e), attempts, _) => {
+                    failed.fetch_add(1, Ordering::SeqCst);
+                    Outcome::Failed(Failure {
+                        id: q.record.id.clone(),
+                        query: q.record.query.clone(),
+                        error: e.message,
+                        attempts,
+                    })
+                }
+            },
+        };
+        outcomes.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(outcome);
+        progress(done.fetch_add(1, Ordering::SeqCst) + 1, failed.load(Ordering::SeqCst));
+    };
+    let workers = settings.concurrency.clamp(1, n.max(1));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(worker);
+        }
+    });
+    let mut out = Collected { store_errors: store_errors.into_inner(), ..Collected::default() };
+    let outcomes = outcomes.into_inner().unwrap_or_else(|p| p.into_inner());
+    for (q, outcome) in questions.iter().zip(outcomes) {
+        match outcome {
+            Some(Outcome::Answered { answer, cached, attempts, latency_ms }) => {
+                if cached {
+                    out.from_cache += 1;
+                } else {
+                    out.asked += 1;
+                    out.attempts += attempts as usize;
+                    out.latencies_ms.push(latency_ms);
+                }
+                out.without_contexts += usize::from(answer.contexts.is_empty());
+                out.records.push(to_record(q, answer, &settings.system));
+            }
+            Some(Outcome::Failed(f)) => {
+                out.asked += 1;
+                out.attempts += f.attempts as usize;
+                out.failures.push(f);
+            }
+            // A worker that panicked left its question unanswered: say so rather than drop it.
+            None => out.failures.push(Failure {
+                id: q.record.id.clone(),
+                query: q.record.query.clone(),
+                error: "internal error: the question was not processed".into(),
+                attempts: 0,
+            }),
+        }
+    }
+    out
+}
