@@ -56,6 +56,8 @@ pub enum Command {
     Fuse(commands::fuse::FuseArgs),
     /// Questions from a document collection, stratified by topic (HCAT §2): chunk, embed, cluster, sample, generate, select.
     Testgen(commands::testgen::TestgenArgs),
+    /// Run the system under test on every question: HTTP endpoint, program, built-in BM25 RAG, or a baseline tier.
+    Collect(commands::collect::CollectArgs),
     /// Scoring server: POST /v1/score and /v1/judge, /healthz, /metrics, /openapi.json.
     Serve(commands::serve::ServeArgs),
     /// Join the outputs of `score --shard i/n` into one score file and one summary.
@@ -86,6 +88,7 @@ impl Command {
             Command::Report(a) => commands::report::run(a),
             Command::Plot(a) => commands::report::run_plot(a),
             Command::Fuse(a) => commands::fuse::run(a),
+            Command::Collect(a) => commands::collect::run(a),
             Command::Serve(a) => commands::serve::run(a),
             Command::Merge(a) => commands::merge::run(a),
         }

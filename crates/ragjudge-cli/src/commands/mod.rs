@@ -3,6 +3,7 @@
 pub mod agree;
 pub mod ask;
 pub mod calibrate;
+pub mod collect;
 pub mod correlate;
 pub mod dice;
 pub mod embed;

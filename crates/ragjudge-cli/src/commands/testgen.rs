@@ -163,7 +163,8 @@ fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
     })
 }
 
-fn write_jsonl<T: Serialize>(path: &Path, rows: impl IntoIterator<Item = T>) -> Result<()> {
+/// Writes one JSON object per line.
+pub(crate) fn write_jsonl<T: Serialize>(path: &Path, rows: impl IntoIterator<Item = T>) -> Result<()> {
     let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
     let mut w = std::io::BufWriter::new(file);
     for r in rows {
