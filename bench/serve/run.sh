@@ -4,6 +4,7 @@
 #
 #   bash bench/serve/run.sh                 # lexical,ciu: below and above the queue bound; fused
 #   bash bench/serve/run.sh --soak 600      # 10-minute soak: server RSS every 10 s
+#   JEMALLOC=1 bash bench/serve/run.sh --soak 600   # the same with jemalloc: RSS and live heap
 #
 # Environment: N (requests, default 1000), C (concurrency below the bound, default 16),
 # C_OVER (above it, default 256), INFLIGHT (default 2), QUEUE (default 32).
@@ -16,7 +17,9 @@ out=bench/out/serve
 mkdir -p "$out"
 target="${CARGO_TARGET_DIR:-target}"
 # lexical, CIU and fused scores need no model backend: build without them (faster).
-cargo build --release -q -p ragjudge-cli --no-default-features
+features=()
+if [ -n "${JEMALLOC:-}" ]; then features=(--features jemalloc); fi
+cargo build --release -q -p ragjudge-cli --no-default-features "${features[@]}"
 cargo build --release -q -p ragjudge-serve --example load
 bin="$target/release/ragjudge"
 load="$target/release/examples/load"

@@ -12,6 +12,7 @@ use ragjudge_core::text::{detect_lang, Lang};
 use ragjudge_core::Context;
 use ragjudge_models::{Embedder, GenParams, Judge, Message, ModelError, Prompt};
 use ragjudge_testgen::generate::PromptSet;
+use ragjudge_testgen::select::cosine;
 use ragjudge_testgen::{chunk_documents, read_corpus, Chunk, ChunkOptions, Corpus, ReadOptions};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -115,17 +116,6 @@ pub struct ReferenceRag {
 impl std::fmt::Debug for ReferenceRag {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReferenceRag").field("model", &self.model.identity()).field("options", &self.options).finish()
-    }
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
-    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na * nb)
     }
 }
 

@@ -13,9 +13,10 @@ use ragjudge_core::{Context, Record};
 use serde_json::{json, Map, Value};
 use serde_json_path::JsonPath;
 
-/// The body sent when no template is given.
+/// The body sent when no template is given. `meta` is left out: testgen's `meta` names the
+/// source passages, which a system under test must find by itself.
 pub fn default_template() -> Value {
-    json!({"id": "{{id}}", "query": "{{query}}", "history": "{{history}}", "meta": "{{meta}}"})
+    json!({"id": "{{id}}", "query": "{{query}}", "history": "{{history}}"})
 }
 
 /// Keys an object passage's text is read from, in order of preference.
@@ -217,6 +218,14 @@ mod tests {
         assert_eq!(body["n"], 3);
         assert_eq!(body["m"], json!([{"topic": "t3"}]));
         assert!(!body.to_string().contains("secret"), "the reference is never sent");
+    }
+
+    #[test]
+    fn the_default_request_sends_neither_meta_nor_reference() {
+        let x = Exchange::new(default_template(), "$.answer", "$.contexts").unwrap();
+        let body = x.render(&question());
+        let want = json!({"id": "q1", "query": "Why is the sky \"blue\"?", "history": [{"role": "user", "text": "hi"}]});
+        assert_eq!(body, want);
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! Sends `/v1/score` requests built from the input records (cycled) from `concurrency` workers
 //! over keep-alive connections, then prints throughput, latency percentiles of the answered
 //! (200) requests, and the count of every status. With `--soak SECS` it sends for that long
-//! instead and samples the server's resident memory (`VmRSS` of `/proc/PID/status`) every 10 s.
+//! instead and samples the server's resident memory (`VmRSS` of `/proc/PID/status`) and, when
+//! its `/metrics` reports one, its live heap (`ragjudge_heap_allocated_bytes`) every 10 s.
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -104,6 +105,28 @@ fn rss_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// `ragjudge_heap_allocated_bytes` from the server's `/metrics`, when it reports one.
+async fn heap_bytes<C>(client: &Client<C, Full<Bytes>>, url: &str) -> Option<u64>
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+{
+    let req = hyper::Request::get(url).body(Full::new(Bytes::new())).ok()?;
+    let body = client.request(req).await.ok()?.into_body().collect().await.ok()?.to_bytes();
+    let text = String::from_utf8_lossy(&body);
+    let line = text.lines().find(|l| l.starts_with("ragjudge_heap_allocated_bytes "))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// First, last and largest of a sampled series, with the samples.
+fn series(samples: impl Iterator<Item = (u64, Option<u64>)>) -> serde_json::Value {
+    let samples: Vec<(u64, Option<u64>)> = samples.collect();
+    let values: Vec<u64> = samples.iter().filter_map(|x| x.1).collect();
+    serde_json::json!({
+        "first": values.first(), "last": values.last(), "max": values.iter().max(),
+        "samples": samples.iter().map(|(t, v)| serde_json::json!([t, v])).collect::<Vec<_>>(),
+    })
+}
+
 fn percentile(sorted: &[Duration], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -140,13 +163,15 @@ async fn main() {
     let sampler = match (o.soak, o.pid) {
         (Some(secs), Some(pid)) => {
             let stop = stop.clone();
+            let (client, metrics_url) = (client.clone(), format!("{}/metrics", o.url.trim_end_matches('/')));
             Some(tokio::spawn(async move {
                 let start = Instant::now();
-                let mut samples = vec![(0u64, rss_kib(pid))];
+                let mut samples = vec![(0u64, rss_kib(pid), heap_bytes(&client, &metrics_url).await)];
                 while start.elapsed() < Duration::from_secs(secs) {
                     tokio::time::sleep(Duration::from_secs(10).min(Duration::from_secs(secs))).await;
-                    let s = (start.elapsed().as_secs(), rss_kib(pid));
-                    eprintln!("t={:>4}s rss={} KiB", s.0, s.1.map(|v| v.to_string()).unwrap_or("?".into()));
+                    let s = (start.elapsed().as_secs(), rss_kib(pid), heap_bytes(&client, &metrics_url).await);
+                    let shown = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or("?".into());
+                    eprintln!("t={:>4}s rss={} KiB heap={} B", s.0, shown(s.1), shown(s.2));
                     samples.push(s);
                 }
                 stop.store(true, Ordering::SeqCst);
@@ -226,13 +251,8 @@ async fn main() {
         "p99_ms": percentile(&t.latencies, 0.99),
         "max_ms": t.latencies.last().map(|d| d.as_secs_f64() * 1000.0),
         "statuses": t.statuses,
-        "rss_kib": samples.as_ref().map(|s| {
-            let values: Vec<u64> = s.iter().filter_map(|x| x.1).collect();
-            serde_json::json!({
-                "first": values.first(), "last": values.last(), "max": values.iter().max(),
-                "samples": s.iter().map(|(t, v)| serde_json::json!([t, v])).collect::<Vec<_>>(),
-            })
-        }),
+        "rss_kib": samples.as_ref().map(|s| series(s.iter().map(|x| (x.0, x.1)))),
+        "heap_bytes": samples.as_ref().map(|s| series(s.iter().map(|x| (x.0, x.2)))),
     });
     if o.json {
         println!("{report}");
@@ -255,6 +275,9 @@ async fn main() {
         println!("statuses: {}", statuses.join(", "));
         if let Some(r) = report["rss_kib"].as_object() {
             println!("server RSS (KiB): first {} last {} max {}", r["first"], r["last"], r["max"]);
+        }
+        if let Some(r) = report["heap_bytes"].as_object().filter(|r| !r["first"].is_null()) {
+            println!("server live heap (bytes): first {} last {} max {}", r["first"], r["last"], r["max"]);
         }
     }
 }

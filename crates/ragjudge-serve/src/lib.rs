@@ -34,5 +34,5 @@ pub use admission::{Admission, Load};
 pub use app::{router, serve, shutdown_signal, App, Limits, OPENAPI};
 pub use error::{ApiError, ServeError};
 pub use judge::{JudgeRequest, JudgeResponse, JudgeService, JudgeSettings};
-pub use metrics::ServerMetrics;
+pub use metrics::{set_heap_probe, HeapProbe, ServerMetrics};
 pub use score::{parse_score_request, ScoreRequest, ScoreResponse, Scorer};

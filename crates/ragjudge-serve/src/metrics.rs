@@ -1,12 +1,26 @@
 //! The server's own counters, rendered in the Prometheus text exposition format (version 0.0.4):
 //! requests by route and status, a request latency histogram per route, records scored and
-//! failed, requests refused (429) and timed out, and the jobs running and waiting per route.
+//! failed, requests refused (429) and timed out, the jobs running and waiting per route, and,
+//! when the binary registers a probe ([`set_heap_probe`]), the bytes its allocator holds live.
 
 use crate::admission::Load;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
+
+/// Bytes the process has allocated and not yet freed, as its allocator counts them.
+pub type HeapProbe = fn() -> Option<u64>;
+
+static HEAP_PROBE: OnceLock<HeapProbe> = OnceLock::new();
+
+/// Registers the process's heap probe (a binary built with an allocator that keeps statistics,
+/// such as jemalloc); `/metrics` then reports `ragjudge_heap_allocated_bytes`. Live bytes tell a
+/// leak (growing) from an allocator that keeps freed pages (growing resident memory, flat heap).
+/// The first registration wins.
+pub fn set_heap_probe(probe: HeapProbe) {
+    let _ = HEAP_PROBE.set(probe);
+}
 
 /// Upper bounds (seconds) of the latency histogram's buckets; `+Inf` follows.
 pub const LATENCY_BUCKETS: [f64; 14] =
@@ -130,6 +144,10 @@ impl ServerMetrics {
                 let _ = writeln!(out, "ragjudge_timeouts_total{{route=\"{route}\"}} {n}");
             }
         });
+        if let Some(bytes) = HEAP_PROBE.get().and_then(|probe| probe()) {
+            family(&mut out, "ragjudge_heap_allocated_bytes", "gauge", "Heap bytes allocated and not yet freed.");
+            let _ = writeln!(out, "ragjudge_heap_allocated_bytes {bytes}");
+        }
         family(&mut out, "ragjudge_inflight_jobs", "gauge", "Jobs running, by route.");
         for (route, load) in loads {
             let _ = writeln!(out, "ragjudge_inflight_jobs{{route=\"{route}\"}} {}", load.running);

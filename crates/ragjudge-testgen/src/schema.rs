@@ -70,24 +70,36 @@ impl ObjectSpec {
     /// Parses a reply and checks it against the fields: the object, or what is wrong.
     pub fn parse(&self, text: &str) -> Result<Map<String, Value>, String> {
         let value: Value = serde_json::from_str(text.trim()).map_err(|e| format!("not JSON: {e}"))?;
-        let Value::Object(obj) = value else {
+        let Value::Object(mut obj) = value else {
             return Err("not a JSON object".into());
         };
         for (name, kind) in &self.fields {
             let v = obj.get(*name).ok_or_else(|| format!("{name}: missing"))?;
+            let mut cleaned = None;
             let ok = match (kind, v) {
                 (FieldKind::Text, Value::String(s)) => !s.trim().is_empty(),
                 (FieldKind::OneOf(values), Value::String(s)) => values.contains(&s.as_str()),
                 (FieldKind::Texts(n), Value::Array(items)) => {
-                    let texts: Vec<String> =
-                        items.iter().filter_map(|i| i.as_str()).map(|s| s.trim().to_lowercase()).collect();
-                    let distinct: std::collections::HashSet<&String> = texts.iter().collect();
-                    texts.len() == *n && texts.iter().all(|t| !t.is_empty()) && distinct.len() == *n
+                    // Models often letter their options themselves ("A. ..."): the letters are
+                    // ours to add, so they are removed before the options are compared.
+                    let texts: Vec<String> = items
+                        .iter()
+                        .filter_map(|i| i.as_str())
+                        .enumerate()
+                        .map(|(k, s)| strip_option_label(s, k).to_string())
+                        .collect();
+                    let distinct: std::collections::HashSet<String> = texts.iter().map(|t| t.to_lowercase()).collect();
+                    let ok = texts.len() == *n && texts.iter().all(|t| !t.is_empty()) && distinct.len() == *n;
+                    cleaned = Some(texts);
+                    ok
                 }
                 _ => false,
             };
             if !ok {
                 return Err(format!("{name}: not a valid value: {v}"));
+            }
+            if let Some(texts) = cleaned {
+                obj.insert(name.to_string(), Value::Array(texts.into_iter().map(Value::String).collect()));
             }
         }
         if let Some(extra) = obj.keys().find(|k| !self.fields.iter().any(|(n, _)| n == k)) {
@@ -95,6 +107,22 @@ impl ObjectSpec {
         }
         Ok(obj)
     }
+}
+
+/// `text` trimmed, without a leading label of option `k` (`A. `, `A) `, `A: `, `(A) ` for k = 0).
+fn strip_option_label(text: &str, k: usize) -> &str {
+    let t = text.trim();
+    let Some(letter) = u8::try_from(k).ok().and_then(|k| b'A'.checked_add(k)).filter(u8::is_ascii_uppercase) else {
+        return t;
+    };
+    let b = t.as_bytes();
+    if b.len() >= 3 && b[0] == b'(' && b[1] == letter && b[2] == b')' {
+        return t[3..].trim_start();
+    }
+    if b.len() >= 2 && b[0] == letter && matches!(b[1], b'.' | b')' | b':') && (b.len() == 2 || b[2] == b' ') {
+        return t[2..].trim_start();
+    }
+    t
 }
 
 #[cfg(test)]
@@ -135,6 +163,13 @@ mod tests {
         let err = |t: &str| spec().parse(t).unwrap_err();
         assert!(err(r#"{"question": "Q?", "options": ["x"], "answer": "B"}"#).starts_with("options: not a valid value"));
         assert!(err(r#"{"question": "Q?", "options": ["Same", " same"], "answer": "B"}"#).starts_with("options:"));
+        // The model's own option letters are removed, and options equal without them refused.
+        let ok = spec().parse(r#"{"question": "Q?", "options": ["A. U.S. Navy", "(B) x"], "answer": "B"}"#).unwrap();
+        assert_eq!(ok["options"], json!(["U.S. Navy", "x"]));
+        let ok = spec().parse(r#"{"question": "Q?", "options": ["B. x", "A) y"], "answer": "B"}"#).unwrap();
+        assert_eq!(ok["options"], json!(["B. x", "A) y"]), "only an option's own letter is a label");
+        assert!(err(r#"{"question": "Q?", "options": ["A. same", "B) Same"], "answer": "B"}"#).starts_with("options:"));
+        assert!(err(r#"{"question": "Q?", "options": ["A.", "y"], "answer": "B"}"#).starts_with("options:"));
         assert!(err(r#"{"question": "Q?", "options": ["x", "y"], "answer": "C"}"#).starts_with("answer:"));
         assert_eq!(err(r#"{"question": "Q?", "options": ["x", "y"]}"#), "answer: missing");
         assert!(err(r#"{"question": "Q?", "options": ["x", "y"], "answer": "A", "z": 1}"#).starts_with("z: unexpected"));

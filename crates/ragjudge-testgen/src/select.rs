@@ -89,7 +89,8 @@ fn word_recall(answer: &str, sources: &[String]) -> f64 {
     words.iter().filter(|w| source.contains(*w)).count() as f64 / words.len() as f64
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
+/// Cosine similarity of two vectors, in f64; 0 when either is all zeros.
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
     let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
     let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();

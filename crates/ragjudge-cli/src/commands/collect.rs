@@ -87,7 +87,7 @@ pub struct CollectArgs {
     #[arg(long, default_value_t = 256)]
     pub max_tokens: u32,
     /// Request body template (JSON, or `@FILE`) with `{{query}}`, `{{id}}`, `{{history}}`,
-    /// `{{meta}}`, `{{meta.KEY}}` (default: `{"id", "query", "history", "meta"}`).
+    /// `{{meta}}`, `{{meta.KEY}}` (default: `{"id", "query", "history"}`).
     #[arg(long, value_name = "JSON|@FILE")]
     pub request: Option<String>,
     /// Request header `Name: value` for `http:` targets; `${VAR}` takes an environment variable.

@@ -134,6 +134,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
         None => None,
     };
+    #[cfg(feature = "jemalloc")]
+    ragjudge_serve::set_heap_probe(jemalloc_allocated);
     let app = App::new(scorer, judge, limits)?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
@@ -147,4 +149,11 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         eprintln!("ragjudge serve: shut down");
         anyhow::Ok(())
     })
+}
+
+/// jemalloc's `stats.allocated` (refreshed by advancing its epoch).
+#[cfg(feature = "jemalloc")]
+fn jemalloc_allocated() -> Option<u64> {
+    tikv_jemalloc_ctl::epoch::advance().ok()?;
+    tikv_jemalloc_ctl::stats::allocated::read().ok().map(|b| b as u64)
 }
