@@ -1,6 +1,6 @@
 //! `ragjudge collect`: runs the system under test on every question (HTTP endpoint, program,
 //! built-in reference RAG, or a baseline tier) through `ragjudge_collect`, and writes the runs
-//! to score. Failed questions go to `OUTPUT_STEM.failed.jsonl` with their reasons and make the
+//! to score. Failed questions go to `OUTPUT_STEM.failed.ndjson` with their reasons and make the
 //! command exit non-zero; answers are cached as they arrive, so a second run asks only the
 //! questions still missing.
 
@@ -58,7 +58,7 @@ pub struct CollectArgs {
     /// Runs (JSONL records ready for `score`, `compare`, `baseline`).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
-    /// Questions that got no answer, with the reason (default: `OUTPUT_STEM.failed.jsonl`).
+    /// Questions that got no answer, with the reason (default: `OUTPUT_STEM.failed.ndjson`).
     #[arg(long, value_name = "FILE")]
     pub failures: Option<PathBuf>,
     /// `system` of the records (default: the tier, else the output file's stem). Part of the
@@ -301,7 +301,7 @@ pub fn run(args: &CollectArgs) -> Result<()> {
     });
     progress.finish();
     write_jsonl(&args.output, &out.records)?;
-    let failures = args.failures.clone().unwrap_or_else(|| stem_path(&args.output, ".failed.jsonl"));
+    let failures = args.failures.clone().unwrap_or_else(|| stem_path(&args.output, ".failed.ndjson"));
     if out.failures.is_empty() {
         if failures.exists() {
             std::fs::remove_file(&failures).with_context(|| format!("{}: cannot remove", failures.display()))?;
