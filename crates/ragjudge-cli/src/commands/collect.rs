@@ -160,7 +160,12 @@ impl CollectArgs {
 
     fn passages(&self) -> Result<Arc<Passages>> {
         if self.corpus.is_empty() {
-            bail!("--target {} needs --corpus (the collection the questions were made from)", self.spec());
+            let what = match self.tier {
+                Some(Tier::High) => "--tier high".to_string(),
+                Some(Tier::Medium) => "--tier medium".to_string(),
+                Some(Tier::Low) | None => format!("--target {}", self.spec()),
+            };
+            bail!("{what} needs --corpus (the collection the questions were made from)");
         }
         let chunk = ChunkOptions { max_tokens: self.chunk_tokens, overlap_sentences: self.overlap };
         let (passages, corpus) =
