@@ -8,7 +8,7 @@
 
 use crate::error::CollectError;
 use crate::template::Exchange;
-use crate::target::{Answer, CallError, Target};
+use crate::target::{snippet, Answer, CallError, Target};
 use crate::questions::Question;
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -102,8 +102,7 @@ impl Target for CommandTarget {
         }
         let text = String::from_utf8_lossy(&stdout);
         let reply: Value = serde_json::from_str(text.trim()).map_err(|e| {
-            let shown: String = text.trim().chars().take(200).collect();
-            CallError::fatal(format!("{} wrote no JSON on stdout ({e}): {shown}", self.argv[0]))
+            CallError::fatal(format!("{} wrote no JSON on stdout ({e}): {}", self.argv[0], snippet(&text)))
         })?;
         self.exchange.extract(&reply)
     }

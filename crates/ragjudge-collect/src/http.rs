@@ -7,7 +7,7 @@
 //! answer field.
 
 use crate::template::Exchange;
-use crate::target::{Answer, CallError, Target};
+use crate::target::{snippet, Answer, CallError, Target};
 use crate::questions::Question;
 use serde_json::Value;
 use std::time::Duration;
@@ -29,16 +29,6 @@ impl HttpTarget {
         let agent = ureq::AgentBuilder::new().timeout(timeout).user_agent("ragjudge-collect").build();
         Self { url: url.to_string(), headers, exchange, agent, timeout }
     }
-}
-
-/// The first 200 characters of a body, for messages.
-fn snippet(s: &str) -> String {
-    let s = s.trim();
-    let mut out: String = s.chars().take(200).collect();
-    if out.len() < s.len() {
-        out.push_str("...");
-    }
-    out
 }
 
 fn retry_after(header: Option<&str>) -> Option<Duration> {

@@ -16,15 +16,18 @@ use ragjudge_testgen::select::cosine;
 use ragjudge_testgen::{chunk_documents, read_corpus, Chunk, ChunkOptions, Corpus, ReadOptions};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 const EN_V1: &str = include_str!("../prompts/rag-en-v1.txt");
 const ZH_V1: &str = include_str!("../prompts/rag-zh-v1.txt");
 
-/// The prompts for a question's language.
-fn prompts(question: &str) -> PromptSet {
+/// The prompts for a question's language, parsed once.
+fn prompts(question: &str) -> &'static PromptSet {
+    static EN: OnceLock<PromptSet> = OnceLock::new();
+    static ZH: OnceLock<PromptSet> = OnceLock::new();
     match detect_lang(question) {
-        Lang::Zh => PromptSet::parse("rag-zh-v1", ZH_V1),
-        Lang::En => PromptSet::parse("rag-en-v1", EN_V1),
+        Lang::Zh => ZH.get_or_init(|| PromptSet::parse("rag-zh-v1", ZH_V1)),
+        Lang::En => EN.get_or_init(|| PromptSet::parse("rag-en-v1", EN_V1)),
     }
 }
 

@@ -39,6 +39,16 @@ impl CallError {
     }
 }
 
+/// The first 200 characters of a reply, trimmed, for messages.
+pub(crate) fn snippet(s: &str) -> String {
+    let s = s.trim();
+    let mut out: String = s.chars().take(200).collect();
+    if out.len() < s.len() {
+        out.push_str("...");
+    }
+    out
+}
+
 /// A system that answers questions.
 pub trait Target: Send + Sync {
     /// Everything that decides the answers (endpoint, request template, model, corpus, settings):

@@ -153,34 +153,48 @@ pub fn record_from_json(
         .map_err(|e| InputError::new(name, None, e.field, e.message))
 }
 
+/// The lower-cased extension of `name`, if any.
+fn extension(name: &str) -> Option<String> {
+    Path::new(name).extension().map(|e| e.to_string_lossy().to_ascii_lowercase())
+}
+
+/// Whether `name` read as `format` is Parquet (asked for, or detected by extension).
+fn is_parquet(name: &str, format: Format) -> bool {
+    format == Format::Parquet || format == Format::Auto && extension(name).as_deref() == Some("parquet")
+}
+
 impl RecordReader {
     /// Opens `path`. Only a file that cannot be opened is an error here; every other problem,
     /// fatal ones included, is yielded by the iterator.
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<Self, InputError> {
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
-        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
-        if opts.format == Format::Parquet || opts.format == Format::Auto && ext.as_deref() == Some("parquet") {
+        if is_parquet(&name, opts.format) {
             return Ok(Self::open_parquet(&name, file, opts));
         }
         Self::from_reader(&name, file, opts)
     }
 
-    /// A reader of the Parquet file `file`; without the `parquet` feature it yields one fatal error.
-    fn open_parquet(name: &str, file: File, opts: &ReadOptions) -> Self {
+    /// A reader of `name` with nothing to read yet; its system defaults to the name's stem.
+    fn empty(name: &str, format: Format, opts: &ReadOptions) -> Self {
         let system = opts.default_system.clone().unwrap_or_else(|| {
             Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| name.to_string())
         });
-        let mut me = RecordReader {
+        RecordReader {
             name: name.to_string(),
-            format: Format::Parquet,
+            format,
             system,
             max_line_bytes: opts.max_line_bytes,
             source: Source::Done,
             pending: VecDeque::new(),
             last_line: None,
             attempts: 0,
-        };
+        }
+    }
+
+    /// A reader of the Parquet file `file`; without the `parquet` feature it yields one fatal error.
+    fn open_parquet(name: &str, file: File, opts: &ReadOptions) -> Self {
+        let mut me = Self::empty(name, Format::Parquet, opts);
         #[cfg(feature = "parquet")]
         match parquet::ParquetSource::open(name, file, me.system.clone()) {
             Ok(src) => me.source = Source::Parquet(Box::new(src)),
@@ -198,22 +212,10 @@ impl RecordReader {
     /// Reads records from `reader`; `name` stands for the file in errors, and its extension and
     /// stem are used as a path's would be.
     pub fn from_reader<R: Read + 'static>(name: &str, reader: R, opts: &ReadOptions) -> Result<Self, InputError> {
-        let system = opts.default_system.clone().unwrap_or_else(|| {
-            Path::new(name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| name.to_string())
-        });
         let mut reader: Box<dyn BufRead> = Box::new(BufReader::with_capacity(64 * 1024, reader));
-        let ext = Path::new(name).extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
-        let mut me = RecordReader {
-            name: name.to_string(),
-            format: opts.format,
-            system,
-            max_line_bytes: opts.max_line_bytes,
-            source: Source::Done,
-            pending: VecDeque::new(),
-            last_line: None,
-            attempts: 0,
-        };
-        if opts.format == Format::Parquet || opts.format == Format::Auto && ext.as_deref() == Some("parquet") {
+        let ext = extension(name);
+        let mut me = Self::empty(name, opts.format, opts);
+        if is_parquet(name, opts.format) {
             let msg = "Parquet input must be a file (RecordReader::open)";
             me.format = Format::Parquet;
             me.pending.push_back((None, Err(InputError::fatal(name, None, msg))));
