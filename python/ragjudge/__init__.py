@@ -33,11 +33,15 @@ __all__ = [
     "TournamentResult",
     "Calibration",
     "WeaknessResult",
+    "FusionModel",
+    "TestgenResult",
     "score",
     "compare",
     "tournament",
     "calibrate",
     "weakness",
+    "fuse",
+    "testgen",
     "metric_families",
     "to_records",
 ]
@@ -175,6 +179,9 @@ class ScoreResult:
     table: str
     """The summary table as ``ragjudge score`` prints it."""
     _data: Dict[str, Any] = field(repr=False)
+    definitions: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Per metric column, how it was computed (family, version, settings): what ``score -o``
+    writes beside a score file, and what a fusion model checks its inputs against."""
 
     def to_pandas(self, detail: bool = False) -> pd.DataFrame:
         """One row per record: ``id, system, run``, the metric columns, ``error`` (None when every
@@ -284,6 +291,7 @@ def score(
         warnings=list(out["warnings"]),
         table=out["table"],
         _data=out,
+        definitions=json.loads(out["definitions"]),
     )
 
 
@@ -598,3 +606,206 @@ def _stratum(v: Any) -> Optional[str]:
     if isinstance(v, str):
         return v
     return json.dumps(v)
+
+
+def _definitions_json(scores: Union[pd.DataFrame, ScoreResult, PathLike]) -> Optional[str]:
+    """How the score columns were computed, as JSON text: a ScoreResult's own, or the definitions
+    ``ragjudge score -o`` wrote beside a score file; None for a bare frame."""
+    if isinstance(scores, ScoreResult):
+        return json.dumps(scores.definitions)
+    if isinstance(scores, pd.DataFrame):
+        return None
+    return _native.read_definitions(os.fspath(scores))
+
+
+def _keys_repeated(frame: pd.DataFrame, keys: List[str], name: str) -> None:
+    dup = frame.duplicated(subset=keys, keep="first")
+    if dup.any():
+        i = int(dup.to_numpy().nonzero()[0][0])
+        key = ", ".join(f"{k}={frame[k].iloc[i]}" for k in keys)
+        raise ValueError(f"{name}: row {i}: key ({key}) repeated; each key must appear once")
+
+
+class FusionModel:
+    """A fitted fusion model (the CIU paper's MoE-CIU, section 3.3, or its SVR / least-squares
+    baselines). Its JSON is the model file of ``ragjudge fuse fit --save``, so models move freely
+    between Python and the command line (``score --metrics fused:FILE``, ``fuse apply``)."""
+
+    def __init__(self, text: str, report: Dict[str, Any]):
+        self.text = text
+        self.report = report
+        info = json.loads(text)
+        self.name: str = report.get("model") or info["model"]["kind"]
+        self.inputs: List[str] = [c["name"] for c in info["inputs"]]
+
+    @classmethod
+    def load(cls, path: PathLike) -> "FusionModel":
+        """A model file written by ``save`` or ``ragjudge fuse fit --save``."""
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        return cls(text, {})
+
+    def save(self, path: PathLike) -> None:
+        """Writes the model file (readable by ``ragjudge fuse apply`` and ``score --metrics fused:FILE``)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.text)
+
+    def predict(self, scores: Union[pd.DataFrame, ScoreResult, PathLike]) -> pd.DataFrame:
+        """The fused score of every row of ``scores`` (as ``ragjudge fuse apply``): the key columns
+        ``id`` (and ``system``), ``fused``, and for MoE-CIU ``gate_<input>`` (the gate's weight
+        on each input). A row without every input value gets NaN, and is counted in ``attrs``."""
+        frame = _frame(scores)
+        missing = [c for c in ["id"] + self.inputs if c not in frame.columns]
+        if missing:
+            raise ValueError(f"scores: no column {', '.join(missing)}")
+        keys = ["id"] + (["system"] if "system" in frame.columns else [])
+        x = frame[self.inputs].astype("float64")
+        complete = x.notna().all(axis=1).to_numpy()
+        out = _native.fuse_apply(self.text, x[complete].values.tolist(), definitions=_definitions_json(scores),
+                                 source=os.fspath(scores) if isinstance(scores, (str, os.PathLike)) else "the scores")
+        result = frame[keys].copy().reset_index(drop=True)
+        for k in keys:
+            result[k] = result[k].astype(str)
+        fused = pd.Series(float("nan"), index=result.index, dtype="float64")
+        fused[complete] = out["fused"]
+        result["fused"] = fused
+        if out["gates"] is not None:
+            gates = pd.DataFrame(out["gates"], columns=[f"gate_{i}" for i in self.inputs]).set_index(
+                result.index[complete])
+            result = result.join(gates)
+        result.attrs["incomplete_rows"] = int((~complete).sum())
+        return result
+
+    def __repr__(self) -> str:
+        return f"FusionModel({self.name}, inputs={self.inputs})"
+
+
+def fuse(
+    scores: Union[pd.DataFrame, ScoreResult, PathLike],
+    labels: Union[pd.DataFrame, PathLike],
+    label_col: str,
+    *,
+    inputs: Optional[Sequence[str]] = None,
+    on: Optional[Sequence[str]] = None,
+    model: str = "moe",
+    seed: int = 0,
+    epochs: Optional[int] = None,
+    binarize: Optional[float] = None,
+    folds: int = 5,
+) -> FusionModel:
+    """Fits a fusion model of metric columns to human labels (``ragjudge fuse fit``): ``model`` is
+    ``moe`` (MoE-CIU), ``moe-concat``, ``svr`` or ``linear``; ``inputs`` default to the CIU
+    paper's six (``bleu, meteor, rougeL_f, ciu, ruber, bertscore_f``). The frames are joined on
+    ``on`` (default ``id, system`` when both have ``system``, else ``id``) as the command line
+    joins them: a repeated key or a labelled row with an empty input is an error, scored rows
+    without a label and labels without a scored row are counted in ``report["join"]``."""
+    s, lab = _frame(scores), _frame(labels)
+    cols = list(inputs) if inputs else ["bleu", "meteor", "rougeL_f", "ciu", "ruber", "bertscore_f"]
+    keys = _join_keys(s, lab, on)
+    for name, frame, need in (("scores", s, keys + cols), ("labels", lab, keys + [label_col])):
+        missing = [c for c in need if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{name}: no column {', '.join(missing)}")
+    left = s[keys + cols].copy()
+    right = lab[keys + [label_col]].copy()
+    for k in keys:
+        left[k], right[k] = left[k].astype(str), right[k].astype(str)
+    _keys_repeated(left, keys, "scores")
+    _keys_repeated(right, keys, "labels")
+    empty = right[label_col].isna()
+    right = right[~empty]
+    joined = left.reset_index().merge(right, on=keys, how="inner").sort_values("index")
+    bad = joined[cols].isna()
+    if bad.any().any():
+        r = joined[bad.any(axis=1)].iloc[0]
+        col = next(c for c in cols if pd.isna(r[c]))
+        key = ", ".join(f"{k}={r[k]}" for k in keys)
+        raise ValueError(f"scores: row {int(r['index'])} ({key}) has a label but no value of `{col}`")
+    if joined.empty:
+        raise ValueError(f"no row of scores has a label on keys {','.join(keys)}")
+    text, report = _native.fuse_fit(
+        joined[cols].astype("float64").values.tolist(), joined[label_col].astype("float64").tolist(), cols,
+        label_col, model=model, seed=seed, epochs=epochs, binarize=binarize, folds=folds,
+        definitions=_definitions_json(scores),
+        label_file=os.fspath(labels) if isinstance(labels, (str, os.PathLike)) else "DataFrame",
+    )
+    rep = json.loads(report)
+    rep["join"] = {
+        "score_rows": len(s), "labels": int((~empty).sum()), "empty_labels": int(empty.sum()),
+        "joined": len(joined), "scores_without_label": len(s) - len(joined),
+        "labels_without_scores": int((~empty).sum()) - len(joined),
+    }
+    return FusionModel(text, rep)
+
+
+@dataclass
+class TestgenResult:
+    """What ``testgen`` produced: the kept questions (records ready for ``collect``), the rejected
+    tasks with their reasons, the chunks with their topics, and the topic strata."""
+
+    questions: List[Dict[str, Any]]
+    rejected: List[Dict[str, Any]]
+    chunks: pd.DataFrame
+    topics: Dict[str, Any]
+    summary: Dict[str, Any]
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per question: ``id, query, reference`` and the ``meta.*`` strata (topic, query
+        type, difficulty, sources)."""
+        return pd.json_normalize(self.questions, sep=".")
+
+    def save(self, path: PathLike) -> None:
+        """Writes the questions as JSONL (the ``--output`` of ``ragjudge testgen``)."""
+        with open(path, "w", encoding="utf-8") as f:
+            for q in self.questions:
+                f.write(json.dumps(q, ensure_ascii=False) + "\n")
+
+
+def testgen(
+    corpus: Union[PathLike, Sequence[PathLike]],
+    judge: Optional[str] = None,
+    *,
+    sample: int = 24,
+    per_chunk: int = 1,
+    types: Optional[Sequence[str]] = None,
+    allocation: str = "proportional",
+    weights: Optional[Dict[str, float]] = None,
+    min_per_topic: int = 1,
+    per_topic: int = 0,
+    cluster: str = "kmeans",
+    topics: Optional[int] = None,
+    max_topics: int = 12,
+    eps: Optional[float] = None,
+    min_points: int = 4,
+    dims: int = 10,
+    chunk_tokens: int = 160,
+    overlap: int = 1,
+    retries: int = 2,
+    seed: int = 0,
+    embedder: str = "minilm",
+    skip_invalid: bool = False,
+    dry_run: bool = False,
+    cache: Optional[PathLike] = None,
+    no_cache: bool = False,
+    threads: Optional[int] = None,
+) -> TestgenResult:
+    """Questions from a document collection, stratified by topic (``ragjudge testgen``, HCAT §2):
+    chunks, embeds and clusters the collection, samples chunks per topic, asks the judge model
+    for questions of each type and keeps those that pass the answerability and grounding checks.
+    With ``dry_run`` no model is called: the chunks, topics and call estimate only."""
+    paths = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+    out = _native.testgen(
+        [os.fspath(p) for p in paths], judge=judge or DEFAULT_JUDGE, sample=sample, per_chunk=per_chunk,
+        types=None if types is None else list(types), allocation=allocation, weights=weights,
+        min_per_topic=min_per_topic, per_topic=per_topic, cluster=cluster, topics=topics, max_topics=max_topics,
+        eps=eps, min_points=min_points, dims=dims, chunk_tokens=chunk_tokens, overlap=overlap, retries=retries,
+        seed=seed, embedder=embedder, skip_invalid=skip_invalid, dry_run=dry_run,
+        cache=None if cache is None else os.fspath(cache), no_cache=no_cache, threads=threads,
+    )
+    return TestgenResult(
+        questions=[json.loads(q) for q in out["questions"]],
+        rejected=[json.loads(r) for r in out["rejected"]],
+        chunks=pd.DataFrame([json.loads(c) for c in out["chunks"]]),
+        topics=json.loads(out["topics"]),
+        summary=json.loads(out["summary"]),
+    )

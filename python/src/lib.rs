@@ -1,6 +1,7 @@
 //! `ragjudge._native`: the Python bindings of the ragjudge engine. Thin on purpose: records go
 //! to `ragjudge_eval::Evaluator` (scoring), `ragjudge_dice` (pairwise judging),
-//! `ragjudge_stats::calibration` (calibration) and `ragjudge_analysis` (weakness); the pure-Python
+//! `ragjudge_stats::calibration` (calibration), `ragjudge_fusion` (metric fusion),
+//! `ragjudge_testgen` (test generation) and `ragjudge_analysis` (weakness); the pure-Python
 //! `ragjudge` package around it builds the pandas DataFrames.
 //!
 //! Every long computation runs with the GIL released (`Python::detach`), so other Python threads
@@ -10,7 +11,9 @@
 mod calibrate;
 mod dice;
 mod error;
+mod fuse;
 mod score;
+mod testgen;
 mod weakness;
 
 use pyo3::prelude::*;
@@ -24,6 +27,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score::metric_families, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate::calibrate_fit, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate::calibrate_apply, m)?)?;
+    m.add_function(wrap_pyfunction!(fuse::fuse_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fuse::fuse_apply, m)?)?;
+    m.add_function(wrap_pyfunction!(fuse::read_definitions, m)?)?;
+    m.add_function(wrap_pyfunction!(testgen::testgen, m)?)?;
     m.add_function(wrap_pyfunction!(weakness::weakness, m)?)?;
     m.add_function(wrap_pyfunction!(dice::compare, m)?)?;
     m.add_function(wrap_pyfunction!(dice::tournament, m)?)?;

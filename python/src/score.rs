@@ -45,6 +45,8 @@ struct Scored {
     rows: MemorySink,
     report: EvalReport,
     warnings: Vec<String>,
+    /// Each column's definition (family, version, settings) as JSON text `{column: definition}`.
+    definitions: String,
 }
 
 /// The layout names `format=` accepts.
@@ -55,7 +57,8 @@ fn parse_format(name: &str) -> PyResult<Format> {
 /// Scores `records` (JSON objects, one per string; our layout or RAGAS keys) or the files
 /// `paths`, and returns a dict of columns: `id`, `system`, `run`, `values` (one list per metric
 /// column), `error`, `detail` (JSON text per row), `columns`, `summary` (JSON text of the
-/// per-system summary), `table` (the summary as `ragjudge score` prints it), `warnings`.
+/// per-system summary), `table` (the summary as `ragjudge score` prints it), `warnings`,
+/// `definitions` (JSON text: how each column was computed, as `score -o` writes beside a file).
 #[pyfunction]
 #[pyo3(signature = (
     records=None, paths=None, *, metrics=vec!["lexical".to_string(), "ciu".to_string(), "retrieval".to_string()],
@@ -131,7 +134,9 @@ pub fn score(
     let scored = py.detach(move || -> Result<Scored, EvalError> {
         let names = split_arguments(&metrics, &mut settings)?;
         let models = Arc::new(ModelSet::new(models));
-        let (metrics, _definitions) = build_with_definitions(&names, &settings, &models)?;
+        let (metrics, definitions) = build_with_definitions(&names, &settings, &models)?;
+        let definitions =
+            serde_json::to_string(&definitions.columns).map_err(|e| EvalError::settings(e.to_string()))?;
         let evaluator = Evaluator::new(metrics, eval)?;
         let ctx = StageContext { settings: &settings, columns: evaluator.columns(), output: None, models: &models };
         let stages = build_stages(&names, &ctx)?;
@@ -164,7 +169,7 @@ pub fn score(
             run.finish(&progress)?
         };
         let warnings = progress.messages.into_inner().unwrap_or_default();
-        Ok(Scored { rows, report, warnings })
+        Ok(Scored { rows, report, warnings, definitions })
     });
     let scored = scored.map_err(|e| eval_error(py, e, origin))?;
     to_python(py, scored)
@@ -192,6 +197,7 @@ fn to_python(py: Python<'_>, s: Scored) -> PyResult<Py<PyDict>> {
     d.set_item("summary", summary)?;
     d.set_item("table", render_table(&s.report.summary))?;
     d.set_item("warnings", s.warnings)?;
+    d.set_item("definitions", s.definitions)?;
     Ok(d.unbind())
 }
 

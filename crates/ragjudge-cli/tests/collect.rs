@@ -16,7 +16,8 @@ fn read_jsonl(path: &std::path::Path) -> Vec<Value> {
 }
 
 fn questions(dir: &std::path::Path, n: usize) -> String {
-    let text: String = (1..=n).map(|i| json!({"id": format!("q{i}"), "query": format!("question {i}?")}).to_string() + "\n").collect();
+    let text: String =
+        (1..=n).map(|i| json!({"id": format!("q{i}"), "query": format!("question {i}?")}).to_string() + "\n").collect();
     write(dir, "questions.jsonl", text)
 }
 
@@ -46,8 +47,21 @@ printf '{{"answer": "answer %s", "contexts": ["p"]}}\n' "$id"
     let out = d.join("runs.jsonl");
     let cache = d.join("cache.sqlite");
     let target = format!("cmd:sh {program}");
-    let args = ["collect", "--questions", &q, "--target", &target, "--output", out.to_str().unwrap(),
-                "--cache", cache.to_str().unwrap(), "--concurrency", "1", "--timeout", "60"];
+    let args = [
+        "collect",
+        "--questions",
+        &q,
+        "--target",
+        &target,
+        "--output",
+        out.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "--concurrency",
+        "1",
+        "--timeout",
+        "60",
+    ];
     let mut child = Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).spawn().unwrap();
     let start = Instant::now();
     while !std::fs::read_to_string(&log).unwrap_or_default().lines().any(|l| l == "q4") {
@@ -59,7 +73,10 @@ printf '{{"answer": "answer %s", "contexts": ["p"]}}\n' "$id"
     std::fs::write(&marker, "").unwrap();
     let o = ragjudge(&args);
     let printed = stdout(&o);
-    assert!(printed.contains("6 of 6 questions answered (3 from the cache, 3 asked in 3 calls); 0 failed"), "{printed}");
+    assert!(
+        printed.contains("6 of 6 questions answered (3 from the cache, 3 asked in 3 calls); 0 failed"),
+        "{printed}"
+    );
     let asked = std::fs::read_to_string(&log).unwrap();
     let count = |id: &str| asked.lines().filter(|l| *l == id).count();
     for id in ["q1", "q2", "q3", "q5", "q6"] {
@@ -86,14 +103,32 @@ fn http_targets_take_a_template_a_header_from_the_environment_and_answer_paths()
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let q = questions(d, 3);
-    let template = write(d, "request.json", r#"{"messages": [{"role": "user", "content": "{{query}}"}], "user": "{{id}}"}"#);
+    let template =
+        write(d, "request.json", r#"{"messages": [{"role": "user", "content": "{{query}}"}], "user": "{{id}}"}"#);
     let out = d.join("sut.jsonl");
     let url = format!("http://{}/chat", server.addr());
     let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
         .env("RAG_TOKEN", "s3cret")
-        .args(["collect", "--questions", &q, "--target", &url, "--output", out.to_str().unwrap(), "--no-cache",
-               "--request", &format!("@{template}"), "--header", "Authorization: Bearer ${RAG_TOKEN}",
-               "--answer-path", "$.choices[0].text", "--contexts-path", "$.docs", "--retries", "0"])
+        .args([
+            "collect",
+            "--questions",
+            &q,
+            "--target",
+            &url,
+            "--output",
+            out.to_str().unwrap(),
+            "--no-cache",
+            "--request",
+            &format!("@{template}"),
+            "--header",
+            "Authorization: Bearer ${RAG_TOKEN}",
+            "--answer-path",
+            "$.choices[0].text",
+            "--contexts-path",
+            "$.docs",
+            "--retries",
+            "0",
+        ])
         .output()
         .unwrap();
     assert_one_line_error(&o, "1 of 3 questions failed");
@@ -103,7 +138,12 @@ fn http_targets_take_a_template_a_header_from_the_environment_and_answer_paths()
     assert_eq!(runs[1]["answer"], "re: question 3?");
     assert_eq!(runs[1]["contexts"], json!([{"id": "9", "text": "passage"}]));
     let failed = read_jsonl(&d.join("sut.failed.ndjson"));
-    assert_eq!(failed, vec![json!({"id": "q2", "query": "question 2?", "error": "reply has no answer at $.choices[0].text", "attempts": 1})]);
+    assert_eq!(
+        failed,
+        vec![
+            json!({"id": "q2", "query": "question 2?", "error": "reply has no answer at $.choices[0].text", "attempts": 1})
+        ]
+    );
     // Requests arrive in any order (four in flight): compare them as a set.
     let reqs = server.requests();
     let mut users: Vec<&str> = reqs.iter().map(|r| r.body["user"].as_str().unwrap()).collect();
@@ -116,7 +156,11 @@ fn http_targets_take_a_template_a_header_from_the_environment_and_answer_paths()
 fn the_high_tier_answers_with_the_reference_and_its_source_passages() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let corpus = write(d, "docs.jsonl", r#"{"id": "d1", "text": "Water evaporates when heated. Clouds form when vapour condenses."}"#);
+    let corpus = write(
+        d,
+        "docs.jsonl",
+        r#"{"id": "d1", "text": "Water evaporates when heated. Clouds form when vapour condenses."}"#,
+    );
     let q = write(
         d,
         "q.jsonl",
@@ -126,8 +170,19 @@ fn the_high_tier_answers_with_the_reference_and_its_source_passages() {
         ),
     );
     let out = d.join("high.jsonl");
-    let o = ragjudge(&["collect", "--questions", &q, "--tier", "high", "--corpus", &corpus, "--output",
-                       out.to_str().unwrap(), "--no-cache", "--json"]);
+    let o = ragjudge(&[
+        "collect",
+        "--questions",
+        &q,
+        "--tier",
+        "high",
+        "--corpus",
+        &corpus,
+        "--output",
+        out.to_str().unwrap(),
+        "--no-cache",
+        "--json",
+    ]);
     let summary: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(summary["answered"], 1);
     assert_eq!(summary["system"], "high");
@@ -146,15 +201,34 @@ fn bad_targets_and_questions_get_one_line_errors() {
     let out = d.join("o.jsonl");
     let o = ragjudge(&["collect", "--questions", &q, "--target", "ftp:x", "--output", out.to_str().unwrap()]);
     assert_one_line_error(&o, "--target \"ftp:x\": expected http:URL, cmd:PROGRAM");
-    let o = ragjudge(&["collect", "--questions", &q, "--target", "local:smollm2-135m", "--output", out.to_str().unwrap()]);
+    let o =
+        ragjudge(&["collect", "--questions", &q, "--target", "local:smollm2-135m", "--output", out.to_str().unwrap()]);
     assert_one_line_error(&o, "needs --corpus");
-    let o = ragjudge(&["collect", "--questions", &q, "--target", "http://127.0.0.1:1/x", "--request", r#"{"q": "x"}"#,
-                       "--output", out.to_str().unwrap()]);
+    let o = ragjudge(&[
+        "collect",
+        "--questions",
+        &q,
+        "--target",
+        "http://127.0.0.1:1/x",
+        "--request",
+        r#"{"q": "x"}"#,
+        "--output",
+        out.to_str().unwrap(),
+    ]);
     assert_one_line_error(&o, "request template: no {{query}} placeholder");
     let bad = write(d, "bad.jsonl", "{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"b\", \"query\": 3}\n");
     let o = ragjudge(&["collect", "--questions", &bad, "--target", "cmd:true", "--output", out.to_str().unwrap()]);
     assert_one_line_error(&o, "bad.jsonl:2: field `query`");
-    let o = ragjudge(&["collect", "--questions", &q, "--target", "http://127.0.0.1:1/x", "--header", "X: ${RAGJUDGE_NO_SUCH_VAR}",
-                       "--output", out.to_str().unwrap()]);
+    let o = ragjudge(&[
+        "collect",
+        "--questions",
+        &q,
+        "--target",
+        "http://127.0.0.1:1/x",
+        "--header",
+        "X: ${RAGJUDGE_NO_SUCH_VAR}",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
     assert_one_line_error(&o, "environment variable RAGJUDGE_NO_SUCH_VAR is not set");
 }

@@ -7,9 +7,9 @@
 //! answer field (the same program would write it again).
 
 use crate::error::CollectError;
-use crate::template::Exchange;
-use crate::target::{snippet, Answer, CallError, Target};
 use crate::questions::Question;
+use crate::target::{snippet, Answer, CallError, Target};
+use crate::template::Exchange;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -98,7 +98,11 @@ impl Target for CommandTarget {
         let stdout = out.and_then(|h| h.join().ok()).unwrap_or_default();
         let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
         if !status.success() {
-            return Err(CallError::transient(format!("{} exited with {status}: {}", self.argv[0], stderr_tail(&stderr))));
+            return Err(CallError::transient(format!(
+                "{} exited with {status}: {}",
+                self.argv[0],
+                stderr_tail(&stderr)
+            )));
         }
         let text = String::from_utf8_lossy(&stdout);
         let reply: Value = serde_json::from_str(text.trim()).map_err(|e| {

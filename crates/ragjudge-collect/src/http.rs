@@ -6,9 +6,9 @@
 //! 429 (honouring `Retry-After`) and 5xx. Not retryable: other 4xx and replies without the
 //! answer field.
 
-use crate::template::Exchange;
-use crate::target::{snippet, Answer, CallError, Target};
 use crate::questions::Question;
+use crate::target::{snippet, Answer, CallError, Target};
+use crate::template::Exchange;
 use serde_json::Value;
 use std::time::Duration;
 

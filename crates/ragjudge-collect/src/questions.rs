@@ -112,7 +112,11 @@ mod tests {
         let cases = [
             ("{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"b\"}\n", "2", "query"),
             ("{\"id\": \"a\", \"query\": \"  \"}\n", "1", "field `query`: is empty"),
-            ("{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"a\", \"query\": \"y\"}\n", "2", "duplicate id \"a\" (first on line 1)"),
+            (
+                "{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"a\", \"query\": \"y\"}\n",
+                "2",
+                "duplicate id \"a\" (first on line 1)",
+            ),
             ("{\"id\": \"a\", \"query\": \"x\"\n", "1", "not JSON"),
             ("\n\n", "", "no questions"),
         ];

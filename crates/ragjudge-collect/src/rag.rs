@@ -52,7 +52,11 @@ impl Passages {
 
     /// Reads and chunks a corpus as `ragjudge testgen` does (same reader, same chunker), so
     /// that chunk ids agree with the questions' `meta.source_ids`.
-    pub fn from_corpus(paths: &[PathBuf], read: ReadOptions, chunk: ChunkOptions) -> Result<(Self, Corpus), CollectError> {
+    pub fn from_corpus(
+        paths: &[PathBuf],
+        read: ReadOptions,
+        chunk: ChunkOptions,
+    ) -> Result<(Self, Corpus), CollectError> {
         let corpus = read_corpus(paths, read)?;
         let chunking = chunk_documents(&corpus.documents, chunk)?;
         Ok((Self::new(chunking.chunks)?, corpus))
@@ -163,7 +167,8 @@ impl ReferenceRag {
                 let mut texts: Vec<&str> = vec![query];
                 texts.extend(hits.iter().map(|&i| passages.chunks[i].text.as_str()));
                 let v = emb.embed(&texts).map_err(call_error)?;
-                let mut scored: Vec<(usize, f64)> = hits.iter().zip(&v[1..]).map(|(&i, e)| (i, cosine(&v[0], e))).collect();
+                let mut scored: Vec<(usize, f64)> =
+                    hits.iter().zip(&v[1..]).map(|(&i, e)| (i, cosine(&v[0], e))).collect();
                 // Stable: equal cosines keep their BM25 order.
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1));
                 hits = scored.into_iter().map(|(i, _)| i).collect();

@@ -39,7 +39,13 @@ pub struct CollectSettings {
 
 impl Default for CollectSettings {
     fn default() -> Self {
-        Self { system: "target".into(), concurrency: 4, retries: 2, backoff: Duration::from_millis(500), refresh: false }
+        Self {
+            system: "target".into(),
+            concurrency: 4,
+            retries: 2,
+            backoff: Duration::from_millis(500),
+            refresh: false,
+        }
     }
 }
 

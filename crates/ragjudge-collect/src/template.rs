@@ -224,7 +224,8 @@ mod tests {
     fn the_default_request_sends_neither_meta_nor_reference() {
         let x = Exchange::new(default_template(), "$.answer", "$.contexts").unwrap();
         let body = x.render(&question());
-        let want = json!({"id": "q1", "query": "Why is the sky \"blue\"?", "history": [{"role": "user", "text": "hi"}]});
+        let want =
+            json!({"id": "q1", "query": "Why is the sky \"blue\"?", "history": [{"role": "user", "text": "hi"}]});
         assert_eq!(body, want);
     }
 

@@ -49,7 +49,8 @@ fn corpus(dir: &std::path::Path) -> Arc<Passages> {
 }
 
 fn question(id: &str, query: &str, meta: serde_json::Value) -> Question {
-    question_from_json(json!({"id": id, "query": query, "reference": "Evaporation.", "meta": meta}), "q.jsonl", 1).unwrap()
+    question_from_json(json!({"id": id, "query": query, "reference": "Evaporation.", "meta": meta}), "q.jsonl", 1)
+        .unwrap()
 }
 
 #[test]
@@ -60,8 +61,12 @@ fn bm25_passages_are_numbered_in_the_prompt_and_cited_ids_kept() {
     let model = Scripted::default();
     let prompts = Arc::clone(&model.prompts);
     let options = RagOptions { k: 2, ..RagOptions::default() };
-    let rag = ReferenceRag::new(Retrieval::Corpus { passages: Arc::clone(&passages), embedder: None }, Box::new(model), options)
-        .unwrap();
+    let rag = ReferenceRag::new(
+        Retrieval::Corpus { passages: Arc::clone(&passages), embedder: None },
+        Box::new(model),
+        options,
+    )
+    .unwrap();
     let q = question("q1", "What turns liquid water into vapour?", json!({"source_ids": ["water:0"]}));
     let out = collect(&[q], &rag, &CallCache::disabled(), &CollectSettings::default(), &|_, _| {});
     assert!(out.failures.is_empty(), "{:?}", out.failures);
@@ -111,8 +116,12 @@ fn the_reference_tier_cites_the_sources_and_names_a_missing_one() {
     let high = ReferenceAnswers::new(passages);
     let a = high.answer(&question("q1", "x?", json!({"source_ids": ["water:0", "plants:0"]}))).unwrap();
     assert_eq!(a.answer, "Evaporation. [1][2]");
-    assert_eq!(a.contexts[1].text, "Photosynthesis in chloroplasts turns light, water and carbon dioxide into sugar and oxygen.");
-    let a = high.answer(&question("q2", "x?", json!({"source_ids": ["water:0"], "query_type": "unanswerable"}))).unwrap();
+    assert_eq!(
+        a.contexts[1].text,
+        "Photosynthesis in chloroplasts turns light, water and carbon dioxide into sugar and oxygen."
+    );
+    let a =
+        high.answer(&question("q2", "x?", json!({"source_ids": ["water:0"], "query_type": "unanswerable"}))).unwrap();
     assert_eq!(a.answer, "Evaporation.", "an unanswerable question cites nothing");
     let e = high.answer(&question("q3", "x?", json!({"source_ids": ["water:7"]}))).unwrap_err();
     assert!(e.message.contains("source passage \"water:7\" is not a chunk of the corpus"), "{}", e.message);

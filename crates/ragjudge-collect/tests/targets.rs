@@ -23,13 +23,7 @@ fn questions(n: usize) -> Vec<Question> {
 }
 
 fn settings(concurrency: usize, retries: u32) -> CollectSettings {
-    CollectSettings {
-        system: "sut".into(),
-        concurrency,
-        retries,
-        backoff: Duration::from_millis(10),
-        refresh: false,
-    }
+    CollectSettings { system: "sut".into(), concurrency, retries, backoff: Duration::from_millis(10), refresh: false }
 }
 
 /// A RAG service: echoes the query, returns two passages, the first with the question's source id.
@@ -203,7 +197,9 @@ printf '{{"answer": "answer to %s [1]", "contexts": ["first passage", {{"id": "p
 fn named(ids: &[&str]) -> Vec<Question> {
     ids.iter()
         .enumerate()
-        .map(|(i, id)| question_from_json(json!({"id": id, "query": format!("q {id}")}), "q.jsonl", i as u64 + 1).unwrap())
+        .map(|(i, id)| {
+            question_from_json(json!({"id": id, "query": format!("q {id}")}), "q.jsonl", i as u64 + 1).unwrap()
+        })
         .collect()
 }
 
@@ -224,7 +220,10 @@ fn command_targets_answer_fail_and_time_out_by_question() {
         out.failures.iter().map(|f| (f.id.as_str(), f.error.as_str(), f.attempts)).collect();
     assert_eq!(why.len(), 4);
     assert!(why[0].0 == "slow1" && why[0].1.contains("gave no reply within 2 s (killed)") && why[0].2 == 2, "{why:?}");
-    assert!(why[1].0 == "crash1" && why[1].1.contains("exited with exit status: 3: index not loaded") && why[1].2 == 2, "{why:?}");
+    assert!(
+        why[1].0 == "crash1" && why[1].1.contains("exited with exit status: 3: index not loaded") && why[1].2 == 2,
+        "{why:?}"
+    );
     assert!(why[2].0 == "garbage1" && why[2].1.contains("wrote no JSON on stdout") && why[2].2 == 1, "{why:?}");
     assert!(why[3].0 == "empty1" && why[3].1 == "reply has no answer at $.answer" && why[3].2 == 1, "{why:?}");
     let log = std::fs::read_to_string(dir.path().join("asked.log")).unwrap();

@@ -106,6 +106,74 @@ pub struct TestgenOutput {
     pub attempts: usize,
 }
 
+impl Plan {
+    /// Per topic: id, label, top terms, chunks and chunks sampled (as `topics.json` lists them).
+    pub fn topic_rows(&self) -> Vec<Value> {
+        self.strata
+            .topics
+            .iter()
+            .map(|t| {
+                let sampled = self.sample.per_stratum.get(&t.id).map_or(0, |x| x.1);
+                json!({"id": t.id, "label": t.label, "terms": t.terms, "chunks": t.size, "sampled": sampled})
+            })
+            .collect()
+    }
+
+    /// The `topics.json` document: collection, chunking, clustering quality, topics and calls.
+    pub fn topics_document(&self, corpus: &Corpus, calls: &CallEstimate) -> Value {
+        json!({
+            "documents": corpus.documents.len(),
+            "skipped": corpus.skipped,
+            "chunks": self.chunking.chunks.len(),
+            "cut_sentences": self.chunking.cut_sentences,
+            "dims": self.strata.dims,
+            "variance_kept": self.strata.variance_kept,
+            "silhouette": self.strata.clustering.silhouette,
+            "k_scores": self.strata.clustering.k_scores,
+            "topics": self.topic_rows(),
+            "calls": calls,
+        })
+    }
+
+    /// One row per chunk with its topic (as `chunks.jsonl` lists them).
+    pub fn chunk_rows(&self) -> impl Iterator<Item = Value> + '_ {
+        self.chunking.chunks.iter().zip(&self.strata.assignment).map(|(c, &a)| {
+            json!({"id": c.id, "doc_id": c.doc_id, "start": c.start, "end": c.end, "tokens": c.tokens,
+                   "lang": c.lang, "topic": self.strata.topics[a].id, "text": c.text})
+        })
+    }
+}
+
+impl TestgenOutput {
+    /// Kept questions per type and per topic, rejections per reason (the text before ` (`),
+    /// and the topics without a kept question.
+    pub fn summary(&self) -> Value {
+        let mut per_type: BTreeMap<String, usize> = BTreeMap::new();
+        let mut per_topic: BTreeMap<String, usize> = BTreeMap::new();
+        for q in &self.questions {
+            let meta = &q.record["meta"];
+            *per_type.entry(meta["query_type"].as_str().unwrap_or_default().to_string()).or_insert(0) += 1;
+            *per_topic.entry(meta["topic"].as_str().unwrap_or_default().to_string()).or_insert(0) += 1;
+        }
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for r in &self.rejected {
+            *reasons.entry(r.reason.split(" (").next().unwrap_or(&r.reason).to_string()).or_insert(0) += 1;
+        }
+        let missing: Vec<&str> =
+            self.plan.strata.topics.iter().map(|t| t.id.as_str()).filter(|t| !per_topic.contains_key(*t)).collect();
+        json!({
+            "questions": self.questions.len(),
+            "tasks": self.plan.tasks.len(),
+            "attempts": self.attempts,
+            "rejected": self.rejected.len(),
+            "rejected_by_reason": reasons,
+            "per_type": per_type,
+            "per_topic": per_topic,
+            "topics_without_questions": missing,
+        })
+    }
+}
+
 /// Chunks, embeds, stratifies and samples a collection, and lays out the generation tasks.
 pub fn plan(corpus: &Corpus, embedder: &dyn Embedder, settings: &TestgenSettings) -> Result<Plan, TestgenError> {
     let chunking = chunk_documents(&corpus.documents, settings.chunk)?;

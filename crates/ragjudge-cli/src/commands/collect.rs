@@ -199,7 +199,8 @@ impl CollectArgs {
                     }
                     None => (t.clone(), "--request"),
                 };
-                serde_json::from_str::<Value>(&text).with_context(|| format!("{from}: the request template is not JSON"))?
+                serde_json::from_str::<Value>(&text)
+                    .with_context(|| format!("{from}: the request template is not JSON"))?
             }
         };
         Ok(Exchange::new(template, &self.answer_path, &self.contexts_path)?)
@@ -256,7 +257,9 @@ fn expand_env(value: &str) -> Result<String> {
         let Some(len) = rest[start + 2..].find('}') else { break };
         let name = &rest[start + 2..start + 2 + len];
         out.push_str(&rest[..start]);
-        out.push_str(&std::env::var(name).with_context(|| format!("--header: environment variable {name} is not set"))?);
+        out.push_str(
+            &std::env::var(name).with_context(|| format!("--header: environment variable {name} is not set"))?,
+        );
         rest = &rest[start + 3 + len..];
     }
     out.push_str(rest);
@@ -350,7 +353,10 @@ pub fn run(args: &CollectArgs) -> Result<()> {
         );
     }
     if out.store_errors > 0 {
-        eprintln!("warning: {} answers could not be stored in the call cache (they are in the output)", out.store_errors);
+        eprintln!(
+            "warning: {} answers could not be stored in the call cache (they are in the output)",
+            out.store_errors
+        );
     }
     if !out.failures.is_empty() {
         let first = &out.failures[0];

@@ -15,7 +15,7 @@ use ragjudge_testgen::{
     SampleOptions, StrataOptions, TestgenSettings,
 };
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -186,41 +186,16 @@ pub fn run_testgen(args: &TestgenArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let plan = plan(&corpus, embedder.as_ref(), &settings)?;
     let calls = estimate(&plan, &settings);
-    let topics: Vec<_> = plan
-        .strata
-        .topics
-        .iter()
-        .map(|t| {
-            let sampled = plan.sample.per_stratum.get(&t.id).map_or(0, |x| x.1);
-            json!({"id": t.id, "label": t.label, "terms": t.terms, "chunks": t.size, "sampled": sampled})
-        })
-        .collect();
+    let topics = plan.topic_rows();
     let artifacts = args.artifacts.clone().unwrap_or_else(|| {
         let stem =
             args.output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "questions".into());
         args.output.with_file_name(format!("{stem}.testgen"))
     });
     std::fs::create_dir_all(&artifacts).with_context(|| format!("{}: cannot create", artifacts.display()))?;
-    let topics_doc = json!({
-        "documents": corpus.documents.len(),
-        "skipped": corpus.skipped,
-        "chunks": plan.chunking.chunks.len(),
-        "cut_sentences": plan.chunking.cut_sentences,
-        "dims": plan.strata.dims,
-        "variance_kept": plan.strata.variance_kept,
-        "silhouette": plan.strata.clustering.silhouette,
-        "k_scores": plan.strata.clustering.k_scores,
-        "topics": topics,
-        "calls": calls,
-    });
+    let topics_doc = plan.topics_document(&corpus, &calls);
     std::fs::write(artifacts.join("topics.json"), serde_json::to_string_pretty(&topics_doc)?)?;
-    write_jsonl(
-        &artifacts.join("chunks.jsonl"),
-        plan.chunking.chunks.iter().zip(&plan.strata.assignment).map(|(c, &a)| {
-            json!({"id": c.id, "doc_id": c.doc_id, "start": c.start, "end": c.end, "tokens": c.tokens,
-                   "lang": c.lang, "topic": plan.strata.topics[a].id, "text": c.text})
-        }),
-    )?;
+    write_jsonl(&artifacts.join("chunks.jsonl"), plan.chunk_rows())?;
     let map = topic_map(&plan.strata, &plan.sample.indices);
     let size = map.suggested_size();
     write_chart(&map, &artifacts.join("topic-map.svg"), size)?;
@@ -245,45 +220,24 @@ pub fn run_testgen(args: &TestgenArgs) -> Result<()> {
     let out = run(plan, judge.as_ref(), embedder.as_ref(), &settings)?;
     write_jsonl(&args.output, out.questions.iter().map(|q| &q.record))?;
     write_jsonl(&artifacts.join("rejected.jsonl"), &out.rejected)?;
-    let mut per_type: BTreeMap<String, usize> = BTreeMap::new();
-    let mut per_topic: BTreeMap<String, usize> = BTreeMap::new();
-    for q in &out.questions {
-        *per_type.entry(q.record["meta"]["query_type"].as_str().unwrap_or_default().to_string()).or_insert(0) += 1;
-        *per_topic.entry(q.record["meta"]["topic"].as_str().unwrap_or_default().to_string()).or_insert(0) += 1;
-    }
-    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-    for r in &out.rejected {
-        let key = r.reason.split(" (").next().unwrap_or(&r.reason).to_string();
-        *reasons.entry(key).or_insert(0) += 1;
-    }
-    let missing: Vec<&str> =
-        out.plan.strata.topics.iter().map(|t| t.id.as_str()).filter(|t| !per_topic.contains_key(*t)).collect();
-    let summary = json!({
-        "questions": out.questions.len(),
-        "tasks": out.plan.tasks.len(),
-        "attempts": out.attempts,
-        "rejected": out.rejected.len(),
-        "rejected_by_reason": reasons,
-        "per_type": per_type,
-        "per_topic": per_topic,
-        "topics_without_questions": missing,
-        "seconds": started.elapsed().as_secs_f64(),
-    });
+    let mut summary = out.summary();
+    summary["seconds"] = json!(started.elapsed().as_secs_f64());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         println!(
-            "{} questions from {} tasks ({} generation attempts); {} rejected {:?}",
+            "{} questions from {} tasks ({} generation attempts); {} rejected {}",
             out.questions.len(),
             out.plan.tasks.len(),
             out.attempts,
             out.rejected.len(),
-            reasons
+            summary["rejected_by_reason"]
         );
-        println!("per type: {per_type:?}");
-        println!("per topic: {per_topic:?}");
-        if !missing.is_empty() {
-            println!("topics without a kept question: {}", missing.join(", "));
+        println!("per type: {}", summary["per_type"]);
+        println!("per topic: {}", summary["per_topic"]);
+        if let Some(missing) = summary["topics_without_questions"].as_array().filter(|m| !m.is_empty()) {
+            let names: Vec<&str> = missing.iter().filter_map(Value::as_str).collect();
+            println!("topics without a kept question: {}", names.join(", "));
         }
     }
     if out.questions.is_empty() {

@@ -1,0 +1,132 @@
+//! `testgen`: `ragjudge_testgen` (HCAT §2: chunk -> embed -> topic strata -> stratified sample ->
+//! generation -> selection), with the same settings and defaults as `ragjudge testgen`.
+
+use crate::error::value_error;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ragjudge_eval::models::backends::{embedder as load_embedder, judge as load_judge};
+use ragjudge_eval::models::{CacheChoice, EncoderSettings, JudgeSettings};
+use ragjudge_testgen::cluster::KMeansOptions;
+use ragjudge_testgen::generate::GenOptions;
+use ragjudge_testgen::select::SelectOptions;
+use ragjudge_testgen::{
+    estimate, plan, read_corpus, run, Allocation, ChunkOptions, ClusterMethod, QueryType, ReadOptions, SampleOptions,
+    StrataOptions, TestgenSettings,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn to_text(values: impl IntoIterator<Item = Value>) -> Vec<String> {
+    values.into_iter().map(|v| v.to_string()).collect()
+}
+
+/// Generates questions from the collection `corpus` (files or directories, as `--corpus`).
+/// Returns a dict of JSON texts: `questions` and `rejected` (one per item), `chunks` (one per
+/// chunk, with its topic), `topics` (the `topics.json` document) and `summary` (per type, per
+/// topic, rejections by reason; `{"dry_run": true}` and no model call with `dry_run`).
+#[pyfunction]
+#[pyo3(signature = (
+    corpus, *, judge="local:qwen2.5-1.5b".to_string(), sample=24, per_chunk=1, types=None,
+    allocation="proportional", weights=None, min_per_topic=1, per_topic=0, cluster="kmeans", topics=None,
+    max_topics=12, eps=None, min_points=4, dims=10, chunk_tokens=160, overlap=1, retries=2, seed=0,
+    embedder="minilm".to_string(), skip_invalid=false, dry_run=false, cache=None, no_cache=false, threads=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn testgen(
+    py: Python<'_>,
+    corpus: Vec<PathBuf>,
+    judge: String,
+    sample: usize,
+    per_chunk: usize,
+    types: Option<Vec<String>>,
+    allocation: &str,
+    weights: Option<BTreeMap<String, f64>>,
+    min_per_topic: usize,
+    per_topic: usize,
+    cluster: &str,
+    topics: Option<usize>,
+    max_topics: usize,
+    eps: Option<f64>,
+    min_points: usize,
+    dims: usize,
+    chunk_tokens: usize,
+    overlap: usize,
+    retries: u32,
+    seed: u64,
+    embedder: String,
+    skip_invalid: bool,
+    dry_run: bool,
+    cache: Option<PathBuf>,
+    no_cache: bool,
+    threads: Option<usize>,
+) -> PyResult<Py<PyDict>> {
+    let types = match types {
+        None => QueryType::ALL.to_vec(),
+        Some(names) => names
+            .iter()
+            .map(|t| QueryType::parse(t).ok_or_else(|| value_error(format!("types: unknown query type `{t}`"))))
+            .collect::<PyResult<Vec<_>>>()?,
+    };
+    let allocation = match (weights, allocation) {
+        (Some(w), _) => Allocation::Weights(w),
+        (None, "proportional") => Allocation::Proportional,
+        (None, "equal") => Allocation::Equal,
+        (None, other) => return Err(value_error(format!("allocation must be proportional or equal, got `{other}`"))),
+    };
+    let method = match cluster {
+        "kmeans" => {
+            ClusterMethod::KMeans(KMeansOptions { k: topics, k_max: max_topics, seed, ..KMeansOptions::default() })
+        }
+        "dbscan" => ClusterMethod::Dbscan { eps, min_points },
+        other => return Err(value_error(format!("cluster must be kmeans or dbscan, got `{other}`"))),
+    };
+    let settings = TestgenSettings {
+        chunk: ChunkOptions { max_tokens: chunk_tokens, overlap_sentences: overlap },
+        strata: StrataOptions { dims, method, top_terms: 8 },
+        sample: SampleOptions { total: sample, allocation, min_per_stratum: min_per_topic, seed },
+        types,
+        per_chunk,
+        generation: GenOptions { retries, seed, ..GenOptions::default() },
+        selection: SelectOptions { per_topic, ..SelectOptions::default() },
+        batch: 32,
+    };
+    let judge = JudgeSettings {
+        spec: judge,
+        cache: match (cache, no_cache) {
+            (_, true) => CacheChoice::Disabled,
+            (Some(p), false) => CacheChoice::Path(p),
+            (None, false) => CacheChoice::Default,
+        },
+        threads,
+        concurrency: 8,
+        timeout: Duration::from_secs(120),
+        hard_labels: false,
+    };
+    let out = py.detach(move || -> Result<_, String> {
+        let corpus = read_corpus(&corpus, ReadOptions { skip_invalid }).map_err(|e| e.to_string())?;
+        let encoder = EncoderSettings { batch_size: 32, threads, ..EncoderSettings::default() };
+        let embedder = load_embedder(&embedder, encoder).map_err(|e| e.to_string())?;
+        let plan = plan(&corpus, embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
+        let calls = estimate(&plan, &settings);
+        let topics = plan.topics_document(&corpus, &calls);
+        let chunks = to_text(plan.chunk_rows());
+        if dry_run {
+            return Ok((Vec::new(), Vec::new(), chunks, topics, serde_json::json!({"dry_run": true})));
+        }
+        let judge = load_judge(&judge).map_err(|e| e.to_string())?;
+        let out = run(plan, judge.as_ref(), embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
+        let questions = to_text(out.questions.iter().map(|q| q.record.clone()));
+        let rejected = to_text(out.rejected.iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)));
+        Ok((questions, rejected, chunks, topics, out.summary()))
+    });
+    let (questions, rejected, chunks, topics, summary) = out.map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("questions", questions)?;
+    d.set_item("rejected", rejected)?;
+    d.set_item("chunks", chunks)?;
+    d.set_item("topics", topics.to_string())?;
+    d.set_item("summary", summary.to_string())?;
+    Ok(d.unbind())
+}
