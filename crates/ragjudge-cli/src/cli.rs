@@ -36,6 +36,8 @@ pub enum Command {
     Baseline(commands::dice::baseline::BaselineArgs),
     /// Agreement of pairwise labels (A / B / tie) with human labels: accuracy, Cohen's kappa, confusion matrix.
     Agree(commands::agree::AgreeArgs),
+    /// How far a judge can be trusted: its protocols on labelled pairs (LLMBar sets, runs + labels), with biases and baselines.
+    JudgeEval(commands::judge_eval::JudgeEvalArgs),
     /// Calibrate machine scores against human labels (Platt, isotonic, ordinal) with conformal prediction sets.
     Calibrate(commands::calibrate::CalibrateArgs),
     /// Counterfactual bias probes: write demographic-swap variants, report score and answer shifts.
@@ -75,6 +77,7 @@ impl Command {
             Command::Similarity(a) => commands::embed::run_similarity(a),
             Command::Ask(a) => commands::ask::run(a),
             Command::Agree(a) => commands::agree::run(a),
+            Command::JudgeEval(a) => commands::judge_eval::run(a),
             Command::Compare(a) => commands::dice::compare::run(a),
             Command::Tournament(a) => commands::dice::tournament::run(a),
             Command::Baseline(a) => commands::dice::baseline::run(a),

@@ -60,7 +60,9 @@ pub struct PromptTemplate {
     pub verdict: String,
 }
 
-fn parse_template(version: &'static str, text: &str) -> PromptTemplate {
+/// The sections of a prompt file: a section starts at a line `@@ NAME` and runs to the next one;
+/// lines before the first are comments. Bodies lose trailing whitespace.
+pub fn sections(text: &str) -> Vec<(String, String)> {
     let mut sections: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         if let Some(name) = line.strip_prefix("@@ ") {
@@ -70,13 +72,25 @@ fn parse_template(version: &'static str, text: &str) -> PromptTemplate {
             body.push('\n');
         }
     }
-    let get = |name: &str| -> String {
-        sections
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.trim_end().to_string())
-            .unwrap_or_else(|| panic!("prompt {version} lacks section `{name}`"))
-    };
+    for (_, body) in &mut sections {
+        body.truncate(body.trim_end().len());
+    }
+    sections
+}
+
+/// The section `name` of a parsed prompt file; a missing section is a defect of the embedded
+/// file, caught by the tests.
+pub fn section(sections: &[(String, String)], version: &str, name: &str) -> String {
+    sections
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, b)| b.clone())
+        .unwrap_or_else(|| panic!("prompt {version} lacks section `{name}`"))
+}
+
+fn parse_template(version: &'static str, text: &str) -> PromptTemplate {
+    let sections = sections(text);
+    let get = |name: &str| section(&sections, version, name);
     PromptTemplate {
         version,
         system: get("system"),
@@ -137,7 +151,7 @@ pub fn verdict_prefix(lang: Lang, reasoning: Option<&str>) -> String {
 
 /// Replaces `{key}` placeholders of `template` in one pass, so that braces inside the inserted
 /// values (answers, passages) are never expanded.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(i) = rest.find('{') {

@@ -10,6 +10,7 @@
 //! - [`calibration`]: Platt, isotonic and ordinal calibration of scores to human labels.
 //! - [`conformal`]: split conformal prediction sets (LAC, APS) with coverage.
 //! - [`hypothesis`]: the Mann-Whitney U test and the Benjamini-Hochberg adjustment.
+//! - [`proportion`]: the Wilson interval of a proportion (statsmodels).
 #![deny(missing_docs)]
 
 pub mod agreement;
@@ -20,6 +21,7 @@ pub mod correlation;
 pub mod describe;
 mod error;
 pub mod hypothesis;
+pub mod proportion;
 pub mod rank;
 
 pub use agreement::{accuracy, cohen_kappa, confusion_matrix, kappa_from_confusion, unique_labels, Weights};
@@ -33,4 +35,5 @@ pub use describe::{
     variance, variance_ddof, ExactSum, Summary,
 };
 pub use error::StatsError;
+pub use proportion::wilson;
 pub use rank::{cmp_f64, rankdata_average};

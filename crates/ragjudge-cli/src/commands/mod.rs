@@ -9,6 +9,7 @@ pub mod dice;
 pub mod embed;
 pub mod fuse;
 pub mod gate;
+pub mod judge_eval;
 pub mod merge;
 pub mod models;
 pub mod perturb;

@@ -1,0 +1,214 @@
+//! `ragjudge judge-eval`: how far a judge can be trusted. Each protocol judges labelled pairs
+//! (LLMBar-layout sets, or ragjudge runs with pairwise labels), through `ragjudge_dice::meta`;
+//! the table gives accuracy with its Wilson interval, kappa, position and length bias, the
+//! baselines and LLMBar's stored rows, as CSV, Markdown and JSON, with every verdict in JSONL.
+
+use crate::args::JudgeArgs;
+use crate::backends;
+use anyhow::{bail, Context as _, Result};
+use clap::Args;
+use ragjudge_dice::labels::PairLabels;
+use ragjudge_dice::meta::items::{pairs_from_runs, read_llmbar, set_name, PairItem};
+use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings};
+use ragjudge_dice::meta::stats::SetStats;
+use ragjudge_dice::meta::{evaluate_set, ItemResult, STORED};
+use ragjudge_dice::run::read_run;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// `ragjudge judge-eval`.
+#[derive(Debug, Args)]
+pub struct JudgeEvalArgs {
+    /// Labelled pair sets: JSON lists of `{"input", "output_1", "output_2", "label": 1|2}` (LLMBar's layout).
+    #[arg(long = "set", num_args = 1.., value_name = "FILE")]
+    pub sets: Vec<PathBuf>,
+    /// Runs (JSONL records of several systems) whose pairs `--pairs` labels.
+    #[arg(long, num_args = 1.., requires = "pairs", value_name = "FILE")]
+    pub runs: Vec<PathBuf>,
+    /// Human pairwise labels of `--runs`: JSONL `{"id", "system_a", "system_b", "label": "A"|"B"|"tie"}`.
+    #[arg(long, requires = "runs", value_name = "FILE")]
+    pub pairs: Option<PathBuf>,
+    /// Name of the `--runs` set in the table [default: the label file's stem].
+    #[arg(long, value_name = "NAME")]
+    pub runs_name: Option<String>,
+    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise.
+    #[arg(long, value_delimiter = ',', default_value = "two-label")]
+    pub protocol: Vec<String>,
+    /// First N pairs of each set only.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// A score within this distance of 0.5 is a tie (two-label, pointwise).
+    #[arg(long, default_value_t = 0.0)]
+    pub tie_margin: f64,
+    /// Pairs per batch of judge calls (progress is reported, and calls cached, per batch).
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+    /// Directory for `judge-eval.csv`, `judge-eval.md`, `judge-eval.json` and `verdicts.jsonl`.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: PathBuf,
+    /// Print the rows as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{:.1}", 100.0 * v))
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+/// The Markdown table: one row per set and protocol, then the stored rows of the same sets.
+pub fn markdown(rows: &[SetStats]) -> String {
+    let mut out = String::from(
+        "| set | protocol | pairs | judged | accuracy % (decided) [95% CI] | accuracy % (ties half) | kappa | order consistency % | first position % | prefers longer % (gold) | longer % | random % | calls | s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let ci = match (r.ci_low, r.ci_high) {
+            (Some(l), Some(h)) => format!(" [{:.1}, {:.1}]", 100.0 * l, 100.0 * h),
+            _ => String::new(),
+        };
+        out += &format!(
+            "| {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} ({}) | {} | {} | {} | {:.0} |\n",
+            r.set,
+            r.protocol,
+            r.items,
+            r.judged,
+            pct(r.accuracy_decided),
+            ci,
+            pct(r.accuracy_with_ties),
+            num(r.kappa),
+            pct(r.order_consistency),
+            pct(r.first_position),
+            pct(r.prefer_longer),
+            pct(r.gold_prefer_longer),
+            pct(r.longer_baseline),
+            pct(r.random_baseline),
+            r.calls,
+            r.seconds
+        );
+    }
+    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
+    sets.dedup();
+    for s in STORED.iter().filter(|s| sets.contains(&s.set)) {
+        out += &format!("| {} | {} (stored) | | | {:.1} | | | | | | | | | |\n", s.set, s.evaluator, 100.0 * s.accuracy);
+    }
+    out
+}
+
+fn write_csv(path: &Path, rows: &[SetStats]) -> Result<()> {
+    let mut w = csv::Writer::from_path(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// The labelled sets named on the command line, each with its name.
+fn read_sets(args: &JudgeEvalArgs) -> Result<Vec<(String, Vec<PairItem>)>> {
+    let mut sets = Vec::new();
+    for path in &args.sets {
+        sets.push((set_name(path), read_llmbar(path)?));
+    }
+    if let Some(labels) = &args.pairs {
+        let gold = PairLabels::read(labels)?;
+        let mut records = Vec::new();
+        for path in &args.runs {
+            records.extend(read_run(path)?);
+        }
+        let name = args.runs_name.clone().unwrap_or_else(|| set_name(labels));
+        let items =
+            pairs_from_runs(&name, &records, &gold).map_err(|e| anyhow::anyhow!("{}: {e}", labels.display()))?;
+        sets.push((name, items));
+    }
+    if sets.is_empty() {
+        bail!("no labelled pairs: give --set FILE... or --runs FILE... --pairs LABELS");
+    }
+    for (name, items) in &mut sets {
+        if let Some(n) = args.limit {
+            items.truncate(n);
+        }
+        if items.is_empty() {
+            bail!("set `{name}` has no labelled pair");
+        }
+    }
+    Ok(sets)
+}
+
+/// Runs `ragjudge judge-eval`.
+pub fn run(args: &JudgeEvalArgs) -> Result<()> {
+    let protocols = args
+        .protocol
+        .iter()
+        .map(|p| {
+            Protocol::parse(p).with_context(|| {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+                format!("--protocol: unknown protocol `{p}` (known: {})", names.join(", "))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !(args.tie_margin.is_finite() && (0.0..0.5).contains(&args.tie_margin)) {
+        bail!("--tie-margin must be in [0, 0.5), got {}", args.tie_margin);
+    }
+    let sets = read_sets(args)?;
+    std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
+    let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
+    let settings = ProtocolSettings { tie_margin: args.tie_margin, ..ProtocolSettings::default() };
+    let verdicts_path = args.output.join("verdicts.jsonl");
+    let mut verdicts = std::io::BufWriter::new(
+        std::fs::File::create(&verdicts_path).with_context(|| format!("{}: cannot create", verdicts_path.display()))?,
+    );
+    let mut rows = Vec::new();
+    let mut failed = 0usize;
+    for protocol in &protocols {
+        for (name, items) in &sets {
+            let progress = |done: usize, total: usize| eprint!("\r{} on {name}: {done}/{total} pairs", protocol.name());
+            let (stats, results) = evaluate_set(&judge, *protocol, name, items, &settings, args.batch, &progress);
+            eprintln!(
+                "\r{} on {name}: {} pairs, accuracy {}% of {} decided, {} failed, {:.0} s",
+                protocol.name(),
+                stats.items,
+                pct(stats.accuracy_decided),
+                stats.decided,
+                stats.failed,
+                stats.seconds
+            );
+            for r in &results {
+                serde_json::to_writer(&mut verdicts, r)?;
+                verdicts.write_all(b"\n")?;
+            }
+            verdicts.flush()?;
+            failed += stats.failed;
+            if let Some(first) = results.iter().find_map(|r: &ItemResult| r.error.as_ref()) {
+                eprintln!("  first failure: {first}");
+            }
+            rows.push(stats);
+        }
+    }
+    write_csv(&args.output.join("judge-eval.csv"), &rows)?;
+    let table = markdown(&rows);
+    std::fs::write(args.output.join("judge-eval.md"), &table)?;
+    let doc = json!({
+        "judge": judge.identity(),
+        "protocols": protocols.iter().map(|p| json!({"name": p.name(), "prompt_version": p.prompt_version()})).collect::<Vec<_>>(),
+        "tie_margin": args.tie_margin,
+        "rows": rows,
+        "stored": STORED.iter().collect::<Vec<_>>(),
+    });
+    std::fs::write(args.output.join("judge-eval.json"), serde_json::to_string_pretty(&doc)?)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{table}");
+    }
+    if failed > 0 {
+        bail!("{failed} pairs could not be judged (their errors are in {})", verdicts_path.display());
+    }
+    Ok(())
+}

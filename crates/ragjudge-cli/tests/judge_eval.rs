@@ -1,0 +1,108 @@
+//! `ragjudge judge-eval` end to end against a scripted OpenAI-compatible judge on loopback: the
+//! table files, a judge with a pure position bias caught, the example runs with their pairwise
+//! labels, and one-line errors.
+
+mod common;
+
+use common::*;
+use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+use serde_json::Value;
+use std::process::{Command, Output};
+
+const SET: &str = r#"[{"input": "Say hi.", "output_1": "Hi!", "output_2": "Hello there, friend.", "label": 1},
+{"input": "Add 2 and 2.", "output_1": "5", "output_2": "4", "label": 2},
+{"input": "Name a colour.", "output_1": "Blue.", "output_2": "A colour.", "label": 1}]"#;
+
+fn run(base_url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args(["judge-eval", "--judge", "openai:test-model", "--no-cache"])
+        .args(args)
+        .env("OPENAI_BASE_URL", base_url)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("run ragjudge")
+}
+
+#[test]
+fn a_first_position_judge_is_caught_and_the_table_written() {
+    // P(a) = e^-0.2 / (e^-0.2 + e^-1.7) = 0.818 in every order: the orders cancel to 0.5, ties.
+    let server = TestServer::start(Script::always(Behavior::Normal(
+        Normal::text("a").with_top_logprobs(&[("a", -0.2), ("b", -1.7)]),
+    )));
+    let dir = tempfile::tempdir().unwrap();
+    let set = write(dir.path(), "faireval.json", SET);
+    let out = dir.path().join("out");
+    let o = run(
+        &server.base_url(),
+        &["--set", &set, "--protocol", "two-label,pointwise", "-o", out.to_str().unwrap(), "--json"],
+    );
+    // Pointwise asks for digits the scripted judge never gives: each of its pairs fails, is
+    // recorded, and the command exits 1 after writing everything.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("3 pairs could not be judged"), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &doc["rows"][0];
+    assert_eq!(row["protocol"], "two-label");
+    assert_eq!((row["judged"].as_u64(), row["decided"].as_u64()), (Some(3), Some(0)));
+    assert_eq!(row["order_consistency"].as_f64(), Some(0.0));
+    assert_eq!(row["first_position"].as_f64(), Some(1.0));
+    assert_eq!(row["accuracy_with_ties"].as_f64(), Some(0.5));
+    // Longer output: pair 1 the second (gold first), pair 2 equal length (wrong), pair 3 the
+    // second ("A colour." 9 > "Blue." 5; gold first): 0 of 3.
+    assert_eq!(row["longer_baseline"].as_f64(), Some(0.0));
+    assert_eq!(doc["rows"][1]["failed"].as_u64(), Some(3));
+    let md = std::fs::read_to_string(out.join("judge-eval.md")).unwrap();
+    assert!(
+        md.contains("| faireval | two-label | 3 | 3 |") && md.contains("GPT-4 (LLMBar vanilla) (stored) | | | 72.7"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(out.join("judge-eval.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let verdicts = std::fs::read_to_string(out.join("verdicts.jsonl")).unwrap();
+    assert_eq!(verdicts.lines().count(), 6);
+    assert!(verdicts.lines().nth(3).unwrap().contains("\"error\""));
+}
+
+#[test]
+fn the_example_runs_are_judged_through_their_pairwise_labels() {
+    // A judge that always grades 5: every pair a tie.
+    let server = TestServer::start(Script::always(Behavior::Normal(
+        Normal::text("5").with_top_logprobs(&[("5", -0.01), ("4", -5.0)]),
+    )));
+    let root = repo_root();
+    let runs: Vec<String> = ["oracle", "partial", "abstain", "wrong"]
+        .iter()
+        .map(|s| root.join(format!("examples/runs/{s}.jsonl")).display().to_string())
+        .collect();
+    let labels = root.join("examples/human/pairwise_labels.jsonl").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut args = vec!["--protocol", "pointwise", "--pairs", &labels, "-o", out.to_str().unwrap(), "--json", "--runs"];
+    args.extend(runs.iter().map(String::as_str));
+    let o = run(&server.base_url(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &doc["rows"][0];
+    assert_eq!(row["set"], "pairwise_labels");
+    assert_eq!(row["items"].as_u64(), Some(72));
+    assert_eq!(row["decided"].as_u64(), Some(0));
+    // Two grading calls per pair.
+    assert_eq!(row["calls"].as_u64(), Some(144));
+}
+
+#[test]
+fn bad_input_gets_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out").display().to_string();
+    let set = write(dir.path(), "s.json", SET);
+    let o = ragjudge(&["judge-eval", "--set", &set, "--protocol", "vibes", "-o", &out]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown protocol `vibes`"), "{}", stderr(&o));
+    let bad = write(dir.path(), "bad.json", r#"[{"input": "x", "output_1": "a", "output_2": "b", "label": 3}]"#);
+    let o = ragjudge(&["judge-eval", "--set", &bad, "-o", &out]);
+    let e = stderr(&o);
+    assert!(!o.status.success() && e.contains("bad.json") && e.contains("item 0") && e.contains("label"), "{e}");
+    let o = ragjudge(&["judge-eval", "--set", &set, "--tie-margin", "0.7", "-o", &out]);
+    assert!(stderr(&o).contains("--tie-margin must be in [0, 0.5)"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+}

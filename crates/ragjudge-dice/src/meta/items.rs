@@ -1,0 +1,198 @@
+//! Labelled pairs a judge is measured on: public pairwise preference sets in the LLMBar JSON
+//! layout (Zeng et al. 2024), and ragjudge runs joined with human pairwise labels.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ragjudge_core::{InputError, Record};
+use serde::{Deserialize, Serialize};
+
+use crate::labels::{Label, PairLabels};
+
+/// Which output of a pair is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The pair's first output.
+    First,
+    /// The pair's second output.
+    Second,
+    /// Neither.
+    Tie,
+}
+
+impl Outcome {
+    /// `first`, `second` or `tie`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::First => "first",
+            Outcome::Second => "second",
+            Outcome::Tie => "tie",
+        }
+    }
+
+    /// The outcome of a score of the first output in `[0, 1]` (0.5: even): a tie when it lies
+    /// within `margin` of 0.5 (DICE's hard scoring with threshold `margin`).
+    pub fn of_score(s_first: f64, margin: f64) -> Self {
+        if (s_first - 0.5).abs() <= margin {
+            Outcome::Tie
+        } else if s_first > 0.5 {
+            Outcome::First
+        } else {
+            Outcome::Second
+        }
+    }
+}
+
+/// One output of a pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// The answer.
+    pub answer: String,
+    /// Passages it was given (empty for instruction-following sets).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<String>,
+    /// The system that wrote it, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+}
+
+/// A labelled pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairItem {
+    /// The set it belongs to (file stem).
+    pub set: String,
+    /// Id within the set (`0`, `1`, ... for LLMBar files; `QID:SYS_A:SYS_B` for runs).
+    pub id: String,
+    /// The instruction or question.
+    pub instruction: String,
+    /// A reference answer, when the set has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The first output.
+    pub first: Side,
+    /// The second output.
+    pub second: Side,
+    /// The human label.
+    pub gold: Outcome,
+}
+
+#[derive(Deserialize)]
+struct LlmBarItem {
+    input: String,
+    output_1: String,
+    output_2: String,
+    label: u8,
+}
+
+/// The set name of a file: its stem.
+pub fn set_name(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+}
+
+/// Reads a JSON list of `{"input", "output_1", "output_2", "label": 1 | 2}` (LLMBar's processed
+/// layout); a malformed item is an error naming the file and the item's position.
+pub fn read_llmbar(path: &Path) -> Result<Vec<PairItem>, InputError> {
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| InputError::fatal(&name, None, format!("cannot read: {e}")))?;
+    let values: Vec<serde_json::Value> = serde_json::from_str(&text)
+        .map_err(|e| InputError::fatal(&name, None, format!("expected a JSON list of labelled pairs: {e}")))?;
+    let set = set_name(path);
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let item: LlmBarItem = serde_json::from_value(v)
+                .map_err(|e| InputError::fatal(&name, None, format!("item {i}: not a labelled pair: {e}")))?;
+            let gold = match item.label {
+                1 => Outcome::First,
+                2 => Outcome::Second,
+                other => {
+                    return Err(InputError::new(
+                        &name,
+                        None,
+                        Some("label".into()),
+                        format!("item {i}: label must be 1 or 2, found {other}"),
+                    ))
+                }
+            };
+            let side = |answer: String| Side { answer, contexts: Vec::new(), system: None };
+            Ok(PairItem {
+                set: set.clone(),
+                id: i.to_string(),
+                instruction: item.input,
+                reference: None,
+                first: side(item.output_1),
+                second: side(item.output_2),
+                gold,
+            })
+        })
+        .collect()
+}
+
+/// Pairs of `records` (several systems' runs) with a human label in `labels`, as `set`. A
+/// labelled pair whose records are missing is an error naming the pair.
+pub fn pairs_from_runs(set: &str, records: &[Record], labels: &PairLabels) -> Result<Vec<PairItem>, String> {
+    let by_key: HashMap<(&str, &str), &Record> =
+        records.iter().map(|r| ((r.id.as_str(), r.system.as_str()), r)).collect();
+    let mut keys: Vec<_> = labels.labels.iter().collect();
+    keys.sort_by(|a, b| a.0.cmp(b.0));
+    let side = |r: &Record| Side {
+        answer: r.answer.clone(),
+        contexts: r.contexts.iter().map(|c| c.text.clone()).collect(),
+        system: Some(r.system.clone()),
+    };
+    keys.into_iter()
+        .map(|((id, sa, sb), label)| {
+            let get = |s: &str| {
+                by_key
+                    .get(&(id.as_str(), s))
+                    .copied()
+                    .ok_or_else(|| format!("labelled pair {id} {sa}/{sb}: no record of {s}"))
+            };
+            let (a, b) = (get(sa)?, get(sb)?);
+            let gold = match label {
+                Label::A => Outcome::First,
+                Label::B => Outcome::Second,
+                Label::Tie => Outcome::Tie,
+            };
+            Ok(PairItem {
+                set: set.to_string(),
+                id: format!("{id}:{sa}:{sb}"),
+                instruction: a.query.clone(),
+                reference: a.reference.clone().or_else(|| b.reference.clone()),
+                first: side(a),
+                second: side(b),
+                gold,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llmbar_items_read_with_their_labels_and_bad_labels_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("toy.json");
+        std::fs::write(&p, r#"[{"input":"i","output_1":"a","output_2":"bb","label":2},{"input":"j","output_1":"c","output_2":"d","label":1}]"#).unwrap();
+        let items = read_llmbar(&p).unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!((items[0].set.as_str(), items[0].id.as_str(), items[0].gold), ("toy", "0", Outcome::Second));
+        assert_eq!(items[1].first.answer, "c");
+        std::fs::write(&p, r#"[{"input":"i","output_1":"a","output_2":"b","label":3}]"#).unwrap();
+        let e = read_llmbar(&p).unwrap_err().to_string();
+        assert!(e.contains("toy.json") && e.contains("item 0") && e.contains("label"), "{e}");
+    }
+
+    #[test]
+    fn a_score_within_the_margin_is_a_tie() {
+        assert_eq!(Outcome::of_score(0.54, 0.05), Outcome::Tie);
+        assert_eq!(Outcome::of_score(0.56, 0.05), Outcome::First);
+        assert_eq!(Outcome::of_score(0.2, 0.05), Outcome::Second);
+        assert_eq!(Outcome::of_score(0.5, 0.0), Outcome::Tie);
+    }
+}

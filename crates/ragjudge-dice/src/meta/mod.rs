@@ -1,0 +1,105 @@
+//! Meta-evaluation of a judge: how often its verdicts agree with human labels on public pairwise
+//! sets (LLMBar, Zeng et al. 2024: FairEval, LLMEval², the adversarial sets) and on ragjudge runs
+//! with pairwise labels, per protocol, with its position and length biases and the baselines.
+//!
+//! Data flows one way: labelled pairs ([`items`]) -> a protocol's verdicts ([`protocol`]) ->
+//! figures per set ([`stats`]).
+
+pub mod items;
+pub mod protocol;
+pub mod stats;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ragjudge_models::Judge;
+use serde::{Deserialize, Serialize};
+
+use items::{Outcome, PairItem};
+use protocol::{judge_items, Protocol, ProtocolSettings, Verdict};
+use stats::{set_stats, SetStats};
+
+/// One pair's result under one protocol: the verdict, or why there is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemResult {
+    /// The set.
+    pub set: String,
+    /// The pair's id in its set.
+    pub id: String,
+    /// The protocol.
+    pub protocol: Protocol,
+    /// The human label.
+    pub gold: Outcome,
+    /// The verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Why the judge gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Judges the pairs of one set with one protocol, `batch` pairs per backend call batch (each
+/// batch's calls land in the call cache as they finish, so an interrupted run resumes), and
+/// reports `progress(done, total)` after each batch.
+pub fn evaluate_set(
+    judge: &Arc<dyn Judge>,
+    protocol: Protocol,
+    set: &str,
+    items: &[PairItem],
+    settings: &ProtocolSettings,
+    batch: usize,
+    progress: &dyn Fn(usize, usize),
+) -> (SetStats, Vec<ItemResult>) {
+    let started = Instant::now();
+    let before = judge.usage();
+    let mut results = Vec::with_capacity(items.len());
+    for chunk in items.chunks(batch.max(1)) {
+        for (item, r) in chunk.iter().zip(judge_items(judge, protocol, chunk, settings)) {
+            let (verdict, error) = match r {
+                Ok(v) => (Some(v), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            results.push(ItemResult {
+                set: set.to_string(),
+                id: item.id.clone(),
+                protocol,
+                gold: item.gold,
+                verdict,
+                error,
+            });
+        }
+        progress(results.len(), items.len());
+    }
+    let verdicts: Vec<Option<&Verdict>> = results.iter().map(|r| r.verdict.as_ref()).collect();
+    let mut stats = set_stats(set, protocol.name(), items, &verdicts);
+    let after = judge.usage();
+    stats.calls = after.calls - before.calls;
+    stats.prompt_tokens = after.prompt_tokens - before.prompt_tokens;
+    stats.seconds = started.elapsed().as_secs_f64();
+    (stats, results)
+}
+
+/// An evaluator's accuracy on a set as its authors published it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredRow {
+    /// The set (file stem of the LLMBar layout).
+    pub set: &'static str,
+    /// The evaluator.
+    pub evaluator: &'static str,
+    /// Accuracy (both orders averaged).
+    pub accuracy: f64,
+}
+
+/// LLMBar's stored results of its vanilla prompt, both orders averaged
+/// (`evaluators/*/Vanilla_NoRules/statistics.json`, `correct_average`).
+pub const STORED: [StoredRow; 9] = [
+    StoredRow { set: "faireval", evaluator: "GPT-4 (LLMBar vanilla)", accuracy: 0.727 },
+    StoredRow { set: "faireval", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.576 },
+    StoredRow { set: "faireval", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.561 },
+    StoredRow { set: "llmeval2", evaluator: "GPT-4 (LLMBar vanilla)", accuracy: 0.755 },
+    StoredRow { set: "llmeval2", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.703 },
+    StoredRow { set: "llmeval2", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.690 },
+    StoredRow { set: "adversarial_Neighbor", evaluator: "GPT-4 (LLMBar vanilla)", accuracy: 0.642 },
+    StoredRow { set: "adversarial_Neighbor", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.179 },
+    StoredRow { set: "adversarial_Neighbor", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.190 },
+];

@@ -1,0 +1,362 @@
+//! Judging protocols, each turning a labelled pair into a score of its first output in `[0, 1]`
+//! (0.5: even) and an outcome, so that they are measured the same way:
+//!
+//! - `dice`: DICE's three-label verdict (A, B, C = tie) without the reasoning stage, both orders
+//!   averaged (DICE §3.2); `dice-reasoning` with stage I.
+//! - `two-label`: a forced choice between `a` and `b` after LLMBar's vanilla prompt (Zeng et al.
+//!   2024), the letter probabilities of both orders averaged; the tie comes from the margin: a
+//!   score within `tie_margin` of 0.5 is a tie (DICE's hard scoring with that threshold, and the
+//!   averaged score itself is DICE's soft score).
+//! - `pointwise`: each output graded alone on 1-5, the grade the expectation over the digit
+//!   probabilities (G-Eval, Liu et al. 2023, §2.3); the pair's score is `0.5 + (g1 - g2) / 8`.
+//!   One call per output, no order to average, so a tournament needs half the calls.
+
+use std::sync::{Arc, OnceLock};
+
+use ragjudge_core::{Context, Record};
+use ragjudge_models::{Judge, LabelProbs, Message, ModelError, Prompt};
+use serde::{Deserialize, Serialize};
+
+use crate::judgement::{JudgeOptions, PairwiseJudge, Probs};
+use crate::meta::items::{Outcome, PairItem, Side};
+use crate::prompts::{fill, section, sections};
+
+/// A judging protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// DICE's three-label verdict, no reasoning, both orders.
+    Dice,
+    /// DICE with its reasoning stage, both orders.
+    DiceReasoning,
+    /// Two labels, both orders, tie from the margin.
+    TwoLabel,
+    /// Each output graded 1-5 alone; expected grades compared.
+    Pointwise,
+}
+
+impl Protocol {
+    /// Every protocol.
+    pub const ALL: [Protocol; 4] = [Protocol::Dice, Protocol::DiceReasoning, Protocol::TwoLabel, Protocol::Pointwise];
+
+    /// The name used on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Dice => "dice",
+            Protocol::DiceReasoning => "dice-reasoning",
+            Protocol::TwoLabel => "two-label",
+            Protocol::Pointwise => "pointwise",
+        }
+    }
+
+    /// The protocol of a name.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name.trim())
+    }
+
+    /// The versions of the prompts it uses.
+    pub fn prompt_version(self) -> &'static str {
+        match self {
+            Protocol::Dice | Protocol::DiceReasoning => crate::prompts::PROMPT_VERSION_EN,
+            Protocol::TwoLabel => PAIR2_VERSION,
+            Protocol::Pointwise => GRADE_VERSION,
+        }
+    }
+}
+
+/// Settings shared by the protocols.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProtocolSettings {
+    /// A score within this distance of 0.5 is a tie (`two-label`, `pointwise`).
+    pub tie_margin: f64,
+    /// Most tokens of DICE's reasoning stage.
+    pub max_reasoning_tokens: u32,
+}
+
+impl Default for ProtocolSettings {
+    fn default() -> Self {
+        Self { tie_margin: 0.0, max_reasoning_tokens: 384 }
+    }
+}
+
+/// What the judge said about one presentation order, in the pair's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OrderVerdict {
+    /// Whether the pair's second output was shown first.
+    pub swapped: bool,
+    /// The order's score of the pair's first output.
+    pub s_first: f64,
+    /// The order's outcome (its argmax).
+    pub outcome: Outcome,
+}
+
+impl OrderVerdict {
+    /// Whether the order's decided outcome picked the output shown first (`None` for a tie).
+    pub fn picked_shown_first(&self) -> Option<bool> {
+        match self.outcome {
+            Outcome::Tie => None,
+            Outcome::First => Some(!self.swapped),
+            Outcome::Second => Some(self.swapped),
+        }
+    }
+}
+
+/// A protocol's verdict on one pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Score of the pair's first output in `[0, 1]`.
+    pub s_first: f64,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Per presentation order (none for `pointwise`).
+    pub orders: Vec<OrderVerdict>,
+    /// Expected grades of the two outputs (`pointwise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grades: Option<(f64, f64)>,
+}
+
+/// Prompt version of `two-label`.
+pub const PAIR2_VERSION: &str = "pair2-en-v1";
+/// Prompt version of `pointwise`.
+pub const GRADE_VERSION: &str = "grade-en-v1";
+const PAIR2_V1: &str = include_str!("../../prompts/pair2-en-v1.txt");
+const GRADE_V1: &str = include_str!("../../prompts/grade-en-v1.txt");
+/// The grades of `pointwise`, as labels.
+const GRADES: [&str; 5] = ["1", "2", "3", "4", "5"];
+
+fn pair2() -> &'static [(String, String)] {
+    static P: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    P.get_or_init(|| sections(PAIR2_V1))
+}
+
+fn grade() -> &'static [(String, String)] {
+    static P: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    P.get_or_init(|| sections(GRADE_V1))
+}
+
+/// The `two-label` prompt showing `a` as Output (a) and `b` as Output (b).
+pub fn two_label_prompt(item: &PairItem, a: &Side, b: &Side) -> Prompt {
+    let s = pair2();
+    let get = |name: &str| section(s, PAIR2_VERSION, name);
+    let mut parts = vec![get("head")];
+    if item.reference.is_some() {
+        parts.push(get("rag_rules"));
+    }
+    parts.push(fill(&get("instruction"), &[("query", &item.instruction)]));
+    if let Some(r) = &item.reference {
+        parts.push(fill(&get("reference"), &[("reference", r)]));
+    }
+    for (label, side) in [("a", a), ("b", b)] {
+        parts.push(fill(&get("output"), &[("label", label), ("answer", &side.answer)]));
+    }
+    parts.push(get("question"));
+    Prompt {
+        messages: vec![Message::new("system", get("system")), Message::new("user", parts.join("\n\n"))],
+        assistant_prefix: Some(get("prefix")),
+    }
+}
+
+/// The `pointwise` prompt grading `side` alone.
+pub fn grade_prompt(item: &PairItem, side: &Side) -> Prompt {
+    let s = grade();
+    let get = |name: &str| section(s, GRADE_VERSION, name);
+    let mut parts = vec![fill(&get("instruction"), &[("query", &item.instruction)])];
+    if let Some(r) = &item.reference {
+        parts.push(fill(&get("reference"), &[("reference", r)]));
+    }
+    parts.push(fill(&get("output"), &[("answer", &side.answer)]));
+    parts.push(get(if item.reference.is_some() { "rubric_reference" } else { "rubric" }));
+    Prompt {
+        messages: vec![Message::new("system", get("system")), Message::new("user", parts.join("\n\n"))],
+        assistant_prefix: Some(get("prefix")),
+    }
+}
+
+/// The expected grade (1-5) of the digit probabilities.
+pub fn expected_grade(lp: &LabelProbs) -> f64 {
+    lp.probs.iter().enumerate().map(|(k, p)| (k + 1) as f64 * p).sum()
+}
+
+fn record(item: &PairItem, side: &Side, name: &str) -> Record {
+    Record {
+        id: item.id.clone(),
+        system: side.system.clone().unwrap_or_else(|| name.to_string()),
+        query: item.instruction.clone(),
+        contexts: side.contexts.iter().map(|t| Context { text: t.clone(), ..Context::default() }).collect(),
+        answer: side.answer.clone(),
+        reference: item.reference.clone(),
+        ..Record::default()
+    }
+}
+
+fn outcome_of(p: Probs) -> Outcome {
+    [Outcome::First, Outcome::Second, Outcome::Tie][p.argmax()]
+}
+
+/// Judges `items` with `protocol`; one result per item, in order. Calls go to the backend in one
+/// batch (`label_probs_many`), so concurrent backends run them in parallel; one item's failure
+/// does not stop the others.
+pub fn judge_items(
+    judge: &Arc<dyn Judge>,
+    protocol: Protocol,
+    items: &[PairItem],
+    settings: &ProtocolSettings,
+) -> Vec<Result<Verdict, ModelError>> {
+    match protocol {
+        Protocol::Dice | Protocol::DiceReasoning => {
+            let opts = JudgeOptions {
+                reasoning: protocol == Protocol::DiceReasoning,
+                swap: true,
+                lang: None,
+                max_reasoning_tokens: settings.max_reasoning_tokens,
+                bias: None,
+            };
+            let pj = PairwiseJudge::new(judge.clone(), opts);
+            let records: Vec<(Record, Record)> =
+                items.iter().map(|i| (record(i, &i.first, "first"), record(i, &i.second, "second"))).collect();
+            let pairs: Vec<(&Record, &Record)> = records.iter().map(|(a, b)| (a, b)).collect();
+            pj.judge_pairs_many(&pairs)
+                .into_iter()
+                .map(|r| {
+                    let j = r?;
+                    let orders = j
+                        .orders
+                        .iter()
+                        .map(|o| {
+                            let p = o.final_probs();
+                            OrderVerdict {
+                                swapped: o.order.is_swapped(),
+                                s_first: p.a + p.tie / 2.0,
+                                outcome: outcome_of(p),
+                            }
+                        })
+                        .collect();
+                    Ok(Verdict {
+                        s_first: j.probs.a + j.probs.tie / 2.0,
+                        outcome: outcome_of(j.probs),
+                        orders,
+                        grades: None,
+                    })
+                })
+                .collect()
+        }
+        Protocol::TwoLabel => {
+            let labels = vec!["a".to_string(), "b".to_string()];
+            let requests: Vec<(Prompt, Vec<String>)> = items
+                .iter()
+                .flat_map(|i| {
+                    [two_label_prompt(i, &i.first, &i.second), two_label_prompt(i, &i.second, &i.first)]
+                        .map(|p| (p, labels.clone()))
+                })
+                .collect();
+            let mut replies = judge.label_probs_many(&requests).into_iter();
+            items
+                .iter()
+                .map(|_| {
+                    let (ab, ba) = (replies.next().expect("two replies per item"), replies.next().expect("two"));
+                    let (ab, ba) = (ab?, ba?);
+                    let order = |swapped: bool, p_shown_first: f64| {
+                        let s_first = if swapped { 1.0 - p_shown_first } else { p_shown_first };
+                        OrderVerdict { swapped, s_first, outcome: Outcome::of_score(s_first, 0.0) }
+                    };
+                    let orders = vec![order(false, ab.probs[0]), order(true, ba.probs[0])];
+                    let s_first = (orders[0].s_first + orders[1].s_first) / 2.0;
+                    Ok(Verdict {
+                        s_first,
+                        outcome: Outcome::of_score(s_first, settings.tie_margin),
+                        orders,
+                        grades: None,
+                    })
+                })
+                .collect()
+        }
+        Protocol::Pointwise => {
+            let labels: Vec<String> = GRADES.iter().map(|g| g.to_string()).collect();
+            let requests: Vec<(Prompt, Vec<String>)> = items
+                .iter()
+                .flat_map(|i| [grade_prompt(i, &i.first), grade_prompt(i, &i.second)].map(|p| (p, labels.clone())))
+                .collect();
+            let mut replies = judge.label_probs_many(&requests).into_iter();
+            items
+                .iter()
+                .map(|_| {
+                    let (a, b) = (replies.next().expect("two replies per item"), replies.next().expect("two"));
+                    let (g1, g2) = (expected_grade(&a?), expected_grade(&b?));
+                    let s_first = 0.5 + (g1 - g2) / 8.0;
+                    Ok(Verdict {
+                        s_first,
+                        outcome: Outcome::of_score(s_first, settings.tie_margin),
+                        orders: Vec::new(),
+                        grades: Some((g1, g2)),
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::items::Side;
+
+    fn item(reference: Option<&str>) -> PairItem {
+        let side = |a: &str| Side { answer: a.into(), contexts: Vec::new(), system: None };
+        PairItem {
+            set: "t".into(),
+            id: "0".into(),
+            instruction: "Name a {colour}.".into(),
+            reference: reference.map(String::from),
+            first: side("red"),
+            second: side("blue"),
+            gold: Outcome::First,
+        }
+    }
+
+    #[test]
+    fn two_label_prompt_shows_both_outputs_in_order_and_ends_at_the_letter() {
+        let i = item(None);
+        let p = two_label_prompt(&i, &i.second, &i.first);
+        let user = &p.messages[1].content;
+        let (a, b) = (user.find("# Output (a):\nblue").unwrap(), user.find("# Output (b):\nred").unwrap());
+        assert!(a < b);
+        assert!(user.contains("Name a {colour}.")); // braces in values are kept as they are
+        assert!(!user.contains("Reference answer"));
+        assert_eq!(p.assistant_prefix.as_deref(), Some("Output ("));
+        let r = item(Some("crimson"));
+        let user = two_label_prompt(&r, &r.first, &r.second).messages[1].content.clone();
+        assert!(user.contains("# Reference answer:\ncrimson") && user.contains("honestly says"));
+    }
+
+    #[test]
+    fn grade_prompt_uses_the_reference_rubric_only_with_a_reference() {
+        let i = item(None);
+        let p = grade_prompt(&i, &i.first);
+        assert!(p.messages[1].content.contains("Grade the output against the instruction"));
+        assert_eq!(p.assistant_prefix.as_deref(), Some("Grade:"));
+        let r = item(Some("crimson"));
+        assert!(grade_prompt(&r, &r.first).messages[1].content.contains("against the reference answer"));
+    }
+
+    #[test]
+    fn expected_grade_is_the_probability_weighted_digit() {
+        let lp = LabelProbs {
+            labels: GRADES.iter().map(|g| g.to_string()).collect(),
+            probs: vec![0.1, 0.0, 0.2, 0.3, 0.4],
+            logits: vec![0.0; 5],
+            label_mass: None,
+            source: ragjudge_models::ProbSource::Logits,
+        };
+        // 0.1 + 0.6 + 1.2 + 2.0
+        assert!((expected_grade(&lp) - 3.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_shown_first_pick_is_read_in_presentation_terms() {
+        let o = |swapped, outcome| OrderVerdict { swapped, s_first: 0.0, outcome };
+        assert_eq!(o(false, Outcome::First).picked_shown_first(), Some(true));
+        assert_eq!(o(true, Outcome::First).picked_shown_first(), Some(false));
+        assert_eq!(o(true, Outcome::Second).picked_shown_first(), Some(true));
+        assert_eq!(o(true, Outcome::Tie).picked_shown_first(), None);
+    }
+}
