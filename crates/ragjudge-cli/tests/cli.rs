@@ -623,3 +623,93 @@ fn dry_run_counts_calls_without_calling_and_counts_cached_calls_as_free() {
     assert_eq!((v["judge_calls"].as_u64(), v["uncached_calls"].as_u64()), (Some(6), Some(2)));
     assert_eq!(server.request_count(), 4);
 }
+
+#[test]
+fn score_ppi_joins_labels_and_falls_back_to_the_labels_when_the_metric_is_constant() {
+    // Six records of one system, every answer equal to its reference (exact_match 1 throughout:
+    // a constant prediction has no variance, so lambda is 0 and the estimate is the labels' mean).
+    let dir = tempfile::tempdir().unwrap();
+    let recs: String = (1..=6)
+        .map(|i| format!("{{\"id\": \"q{i}\", \"system\": \"s\", \"query\": \"q\", \"answer\": \"yes\", \"reference\": \"yes\"}}\n"))
+        .collect();
+    let input = write(dir.path(), "recs.jsonl", recs.as_bytes());
+    let labels = write(dir.path(), "labels.csv", "id,system,label\nq1,s,1\nq2,s,2\nq3,s,3\nq9,s,5\n");
+    let out = dir.path().join("s.csv").display().to_string();
+    let o = ragjudge(&[
+        "score",
+        "--input",
+        &input,
+        "--metrics",
+        "lexical",
+        "-o",
+        &out,
+        "--ppi-labels",
+        &labels,
+        "--ppi-metrics",
+        "exact_match",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &v["ppi"]["rows"][0];
+    assert_eq!((row["system"].as_str(), row["metric"].as_str()), (Some("s"), Some("exact_match")));
+    assert_eq!((row["n"].as_u64(), row["unlabelled"].as_u64()), (Some(3), Some(3)));
+    assert_eq!(row["lambda"].as_f64(), Some(0.0));
+    // mean 2; population sd sqrt(2/3); z(0.95) = 1.6448536269514722; half width z * sqrt(2/3) / sqrt(3).
+    let half = 1.6448536269514722 * (2.0f64 / 3.0).sqrt() / 3f64.sqrt();
+    assert!((row["ppi"]["estimate"].as_f64().unwrap() - 2.0).abs() < 1e-12);
+    assert!((row["ppi"]["high"].as_f64().unwrap() - (2.0 + half)).abs() < 1e-12);
+    assert!((row["classical"]["low"].as_f64().unwrap() - (2.0 - half)).abs() < 1e-12);
+    let o = ragjudge(&["score", "--input", &input, "--ppi-labels", &labels]);
+    assert_one_line_error(&o, "--ppi-labels needs --output");
+    let o = ragjudge(&["score", "--input", &input, "-o", &out, "--ppi-labels", &labels, "--ppi-metrics", "nope"]);
+    assert_one_line_error(&o, "`nope` is not a column");
+}
+
+#[test]
+fn compare_estimates_a_prediction_powered_win_rate_from_a_few_labels() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    // Every question a hard win for A (s_A = 1), as in the test above.
+    let server = TestServer::start(Script::always(Behavior::Normal(
+        Normal::text("Category A: fully correct\nCategory B: incorrect").with_top_logprobs(&[
+            ("A", -0.05),
+            ("B", -3.5),
+            ("C", -4.0),
+        ]),
+    )));
+    let root = repo_root();
+    let (a, b) = (root.join("examples/runs/oracle.jsonl"), root.join("examples/runs/wrong.jsonl"));
+    let dir = tempfile::tempdir().unwrap();
+    // People agree on q01 and disagree on q02; q03 and q04 are unlabelled.
+    let labels = write(
+        dir.path(),
+        "labels.jsonl",
+        "{\"id\": \"q01\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"A\"}\n{\"id\": \"q02\", \"system_a\": \"wrong\", \"system_b\": \"oracle\", \"label\": \"A\"}\n",
+    );
+    let out = dir.path().join("match").display().to_string();
+    let args = [
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--output",
+        &out,
+        "--no-cache",
+        "--limit",
+        "4",
+        "--no-swap",
+        "--no-reasoning",
+        "--ppi-labels",
+        &labels,
+        "--json",
+    ];
+    let o = ragjudge_http(&server.base_url(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = &v["ppi_win_rate_a"]["estimate"];
+    // Y = (1, 0) (q02's label is for wrong over oracle), every s_A = 1: the predictions have no
+    // variance, lambda = 0, and the estimate is the labels' mean 0.5 with se 0.5 / sqrt(2).
+    assert_eq!((e["n"].as_u64(), e["unlabelled"].as_u64(), e["lambda"].as_f64()), (Some(2), Some(2), Some(0.0)));
+    let half = 1.6448536269514722 * 0.5 / 2f64.sqrt();
+    assert!((e["ppi"]["estimate"].as_f64().unwrap() - 0.5).abs() < 1e-12);
+    assert!((e["ppi"]["low"].as_f64().unwrap() - (0.5 - half)).abs() < 1e-12);
+}

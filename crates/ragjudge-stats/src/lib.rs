@@ -11,6 +11,7 @@
 //! - [`conformal`]: split conformal prediction sets (LAC, APS) with coverage.
 //! - [`hypothesis`]: the Mann-Whitney U test and the Benjamini-Hochberg adjustment.
 //! - [`proportion`]: the Wilson interval of a proportion (statsmodels).
+//! - [`ppi`]: prediction-powered inference of a mean (ppi_py).
 #![deny(missing_docs)]
 
 pub mod agreement;
@@ -21,6 +22,7 @@ pub mod correlation;
 pub mod describe;
 mod error;
 pub mod hypothesis;
+pub mod ppi;
 pub mod proportion;
 pub mod rank;
 

@@ -6,7 +6,9 @@ use super::{conclude, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
+use ragjudge_dice::labels::{Label, PairLabels};
 use ragjudge_dice::run::read_run;
+use ragjudge_stats::ppi::ppi_mean;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,9 +22,51 @@ pub struct CompareArgs {
     pub b: PathBuf,
     #[command(flatten)]
     pub dice: DiceArgs,
+    /// Human pairwise labels of some questions (JSONL `{"id", "system_a", "system_b", "label":
+    /// "A"|"B"|"tie"}`): A's win rate estimated by prediction-powered inference, the judge's
+    /// s_A as the prediction (Angelopoulos et al. 2023).
+    #[arg(long, value_name = "FILE")]
+    pub ppi_labels: Option<PathBuf>,
+    /// Error level of the prediction-powered interval.
+    #[arg(long, default_value_t = 0.1)]
+    pub ppi_alpha: f64,
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A's prediction-powered win rate (a tie counts one half): labelled questions give (human
+/// outcome, s_A), the others s_A alone.
+fn ppi_win_rate(
+    path: &std::path::Path,
+    rows: &[ragjudge_dice::pair_score::ScoredPair],
+    (a, b): (&str, &str),
+    alpha: f64,
+) -> Result<serde_json::Value> {
+    let labels = PairLabels::read(path)?;
+    let (mut y, mut yhat, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for r in rows {
+        match labels.get(&(r.id.clone(), a.to_string(), b.to_string())) {
+            Some(l) => {
+                y.push(match l {
+                    Label::A => 1.0,
+                    Label::B => 0.0,
+                    Label::Tie => 0.5,
+                });
+                yhat.push(r.s_a);
+            }
+            None => rest.push(r.s_a),
+        }
+    }
+    let est = ppi_mean(&y, &yhat, &rest, alpha, None).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: {} scored questions of {a} vs {b} have a label and {} do not; prediction-powered inference needs at least 2 and 1 ({e})",
+            path.display(),
+            y.len(),
+            rest.len()
+        )
+    })?;
+    Ok(json!({"alpha": alpha, "labels": path.display().to_string(), "estimate": est}))
 }
 
 /// A category as reports spell it (`FullyCorrect`, ...), `unparsed` when the judge gave none.
@@ -32,6 +76,9 @@ fn category(c: Option<ragjudge_dice::judgement::Category>) -> Option<String> {
 
 /// Runs `ragjudge compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
+    if !(args.ppi_alpha > 0.0 && args.ppi_alpha < 1.0) {
+        bail!("--ppi-alpha must be in (0, 1), got {}", args.ppi_alpha);
+    }
     let a = args.dice.shard.select(read_run(&args.a)?);
     let b_records = args.dice.shard.select(read_run(&args.b)?);
     let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
@@ -56,7 +103,10 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         "order_consistency": summary.order_consistency,
         "categories": summary.categories, "tau": args.dice.tau,
     });
-    let report = with_run_fields(report, &run, &trust);
+    let mut report = with_run_fields(report, &run, &trust);
+    if let Some(path) = &args.ppi_labels {
+        report["ppi_win_rate_a"] = ppi_win_rate(path, rows, (&name_a, &name_b), args.ppi_alpha)?;
+    }
     run.write_report("compare.json", &report)?;
     let mut csv = csv::Writer::from_path(run.out_dir().join("questions.csv"))?;
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
@@ -84,6 +134,20 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             failures.len(),
             run.out_dir().display()
         );
+        if let Some(p) = report.get("ppi_win_rate_a") {
+            let e = &p["estimate"];
+            println!(
+                "prediction-powered win rate of {name_a}: {:.3} [{:.3}, {:.3}] ({} labelled, {} unlabelled; labels alone {:.3} [{:.3}, {:.3}]; lambda {:.2})",
+                e["ppi"]["estimate"].as_f64().unwrap_or(f64::NAN),
+                e["ppi"]["low"].as_f64().unwrap_or(f64::NAN),
+                e["ppi"]["high"].as_f64().unwrap_or(f64::NAN),
+                e["n"], e["unlabelled"],
+                e["classical"]["estimate"].as_f64().unwrap_or(f64::NAN),
+                e["classical"]["low"].as_f64().unwrap_or(f64::NAN),
+                e["classical"]["high"].as_f64().unwrap_or(f64::NAN),
+                e["lambda"].as_f64().unwrap_or(f64::NAN),
+            );
+        }
         print!("{}", trust.render());
     }
     Ok(())

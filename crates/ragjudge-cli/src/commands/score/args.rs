@@ -55,6 +55,20 @@ pub struct ScoreArgs {
     /// it must have been trained with the same --embedder.
     #[arg(long, value_name = "FILE")]
     pub ruber_model: Option<PathBuf>,
+    /// Human labels (CSV or JSONL with `id`, `system` and `--ppi-label-col`) of some records:
+    /// per system and metric, the prediction-powered mean of the label with the metric as the
+    /// prediction (needs `--output`).
+    #[arg(long, value_name = "FILE")]
+    pub ppi_labels: Option<PathBuf>,
+    /// The label column of `--ppi-labels`.
+    #[arg(long, value_name = "COL", default_value = "label")]
+    pub ppi_label_col: String,
+    /// Metric columns used as predictions, comma separated [default: every column].
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    pub ppi_metrics: Vec<String>,
+    /// Error level of the prediction-powered intervals.
+    #[arg(long, default_value_t = 0.1)]
+    pub ppi_alpha: f64,
     /// Bootstrap replicates for the summary's confidence intervals.
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: usize,

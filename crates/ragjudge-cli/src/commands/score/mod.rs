@@ -3,11 +3,12 @@
 
 mod args;
 mod family_args;
+mod ppi;
 
 pub use args::ScoreArgs;
 
 use crate::progress::Progress;
-use anyhow::Result;
+use anyhow::{bail, Result};
 use ragjudge_eval::families::{build_stages, build_with_definitions, split_arguments, write_definitions, StageContext};
 use ragjudge_eval::merge::{write_manifest, ShardManifest};
 use ragjudge_eval::models::ModelSet;
@@ -18,6 +19,12 @@ use std::sync::Arc;
 
 /// Runs `ragjudge score`.
 pub fn run(args: &ScoreArgs) -> Result<()> {
+    if args.ppi_labels.is_some() && args.output.is_none() {
+        bail!("--ppi-labels needs --output: the estimates are computed from the written per-record scores");
+    }
+    if !(args.ppi_alpha > 0.0 && args.ppi_alpha < 1.0) {
+        bail!("--ppi-alpha must be in (0, 1), got {}", args.ppi_alpha);
+    }
     let mut settings = args.metric_settings()?;
     let names = split_arguments(&args.metrics, &mut settings)?;
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
@@ -44,12 +51,36 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
             write_manifest(out, &ShardManifest::new(shard, &report.summary, args.seed, evaluator.columns()))?;
         }
     }
+    let ppi = match (&args.ppi_labels, &args.output) {
+        (Some(labels), Some(out)) => {
+            let columns =
+                if args.ppi_metrics.is_empty() { evaluator.columns().to_vec() } else { args.ppi_metrics.clone() };
+            if let Some(c) = columns.iter().find(|c| !evaluator.columns().contains(c)) {
+                bail!("--ppi-metrics: `{c}` is not a column of this run ({})", evaluator.columns().join(", "));
+            }
+            Some(ppi::ppi_rows(out, &columns, labels, &args.ppi_label_col, args.ppi_alpha)?)
+        }
+        _ => None,
+    };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json_summary(args, &report)?)?);
+        let mut v = json_summary(args, &report)?;
+        if let (Some((rows, notes)), Some(obj)) = (&ppi, v.as_object_mut()) {
+            obj.insert(
+                "ppi".into(),
+                serde_json::json!({"label": args.ppi_label_col, "alpha": args.ppi_alpha, "rows": rows, "notes": notes}),
+            );
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", render_table(&report.summary));
         if let Some(out) = &args.output {
             println!("per-record scores: {}", out.display());
+        }
+        if let Some((rows, notes)) = &ppi {
+            print!("\n{}", ppi::render(rows, &args.ppi_label_col, args.ppi_alpha));
+            for n in notes {
+                println!("  {n}");
+            }
         }
         if let Some(c) = report.stages.iter().find_map(|s| s.consistency()) {
             if let Some(r) = &c.report {
