@@ -447,6 +447,11 @@ fn tournament_ranks_the_example_systems_and_resumes_from_the_cache() {
     let mean_elo: f64 = systems.iter().map(|s| s["elo"].as_f64().unwrap()).sum::<f64>() / 4.0;
     assert!((mean_elo - 1000.0).abs() < 1e-9);
     assert!(out.join("leaderboard.csv").is_file());
+    // The length-controlled refit: one row per system, over the 12 judged questions.
+    let lc = &v["length_control"];
+    assert_eq!(lc["systems"].as_array().unwrap().len(), 4);
+    assert_eq!(lc["skipped"], 0);
+    assert!(lc["fit"]["gamma"].as_f64().unwrap().is_finite());
     // Swiss over the same systems reuses every judgement from the cache.
     let o = run("swiss");
     assert!(o.status.success(), "{}", stderr(&o));

@@ -93,7 +93,7 @@ fn solve(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig) 
     }
 }
 
-fn sigmoid(x: f64) -> f64 {
+pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
@@ -161,7 +161,7 @@ fn newton(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig)
 
 /// Solves `h x = g` for a symmetric positive definite `h` by Gaussian elimination with
 /// partial pivoting; `None` when singular.
-fn solve_spd(mut h: Vec<Vec<f64>>, mut g: Vec<f64>) -> Option<Vec<f64>> {
+pub(crate) fn solve_spd(mut h: Vec<Vec<f64>>, mut g: Vec<f64>) -> Option<Vec<f64>> {
     let n = g.len();
     for col in 0..n {
         let piv = (col..n).max_by(|&x, &y| h[x][col].abs().total_cmp(&h[y][col].abs()))?;

@@ -8,6 +8,7 @@ pub mod calibration;
 pub mod elo;
 pub mod judgement;
 pub mod labels;
+pub mod length_control;
 pub mod meta;
 pub mod pair_score;
 pub mod prompts;

@@ -144,6 +144,10 @@ pub struct Leaderboard {
     pub round_robin_calls: usize,
     /// Matches in play order.
     pub matches: Vec<PlayedMatch>,
+    /// Every per-question outcome the Bradley-Terry fit used (for refits such as
+    /// [`crate::length_control`]).
+    #[serde(skip)]
+    pub outcomes: Vec<PairOutcome>,
 }
 
 /// Runs a tournament among `systems`, calling `play(a, b)` once per match; the first error of
@@ -240,5 +244,5 @@ where
     let rr_matches = n * n.saturating_sub(1) / 2;
     let round_robin_calls =
         if n_matches == 0 { 0 } else { (judge_calls as f64 * rr_matches as f64 / n_matches as f64).round() as usize };
-    Ok(Leaderboard { systems: standings, judge_calls, round_robin_calls, matches: played })
+    Ok(Leaderboard { systems: standings, judge_calls, round_robin_calls, matches: played, outcomes })
 }

@@ -5,6 +5,7 @@ use super::{conclude, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::Record;
+use ragjudge_dice::length_control::{length_control, LengthControl};
 use ragjudge_dice::run::{index_by_id, read_run};
 use ragjudge_dice::tournament::{run as run_tournament, Format, RankBy, TournamentConfig};
 use serde_json::json;
@@ -90,6 +91,13 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     }
     let trust = run.trust();
     let failures = run.failures();
+    // Answer lengths (characters) by system and question, for the length-controlled refit.
+    let lengths: HashMap<(usize, &str), f64> = order
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| by_system[s].iter().map(move |r| ((i, r.id.as_str()), r.answer.chars().count() as f64)))
+        .collect();
+    let lc = length_control(&order, &board.outcomes, |i, q| lengths.get(&(i, q)).copied(), cfg.bt.prior);
     let report = json!({
         "systems": board.systems,
         "rank_by": match rank_by { RankBy::Elo => "elo", RankBy::BradleyTerry => "bt" },
@@ -98,6 +106,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "failed": failures.len(),
         "failures": failures,
         "matches": board.matches,
+        "length_control": lc,
     });
     let report = with_run_fields(report, &run, &trust);
     run.write_report("leaderboard.json", &report)?;
@@ -143,6 +152,29 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         failures.len(),
         run.out_dir().display()
     );
+    print!("{}", render_length_control(&lc));
     print!("{}", trust.render());
     Ok(())
+}
+
+/// The length-controlled leaderboard beside the raw one, and the systems whose rank depends on
+/// answer length.
+fn render_length_control(lc: &LengthControl) -> String {
+    let mut out = format!(
+        "length control (Bradley-Terry with a length term): gamma {:+.3} ({} longer answers)\n",
+        lc.fit.gamma,
+        if lc.fit.gamma > 0.0 { "the judge favours" } else { "the judge does not favour" }
+    );
+    for s in &lc.systems {
+        out += &format!(
+            "  {:<16} bt {:>7.3} (rank {}) -> controlled {:>7.3} (rank {}); mean length {:.0}\n",
+            s.system, s.bt, s.rank, s.bt_lc, s.rank_lc, s.mean_length
+        );
+    }
+    if lc.length_dependent.is_empty() {
+        out += "  no rank depends on answer length\n";
+    } else {
+        out += &format!("  WARNING: the rank of {} depends on answer length\n", lc.length_dependent.join(", "));
+    }
+    out
 }
