@@ -106,3 +106,37 @@ fn bad_input_gets_one_line_errors() {
     assert!(stderr(&o).contains("--tie-margin must be in [0, 0.5)"), "{}", stderr(&o));
     assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
 }
+
+#[test]
+fn consistency_sets_get_the_lexical_baseline_and_the_claim_judge() {
+    // P(Yes) = 0.8 for every claim: every summary scores 0.8.
+    let server = TestServer::start(Script::always(Behavior::Normal(
+        Normal::text("Yes").with_top_logprobs(&[("Yes", 0.8f64.ln()), ("No", 0.2f64.ln())]),
+    )));
+    let dir = tempfile::tempdir().unwrap();
+    let set = write(
+        dir.path(),
+        "qags.json",
+        r#"[{"source": "The cat sat on the mat. It was warm.", "system_output": "The cat sat.", "scores": {"consistency": 1.0}},
+{"source": "The cat sat on the mat. It was warm.", "system_output": "A dog ran. It barked.", "scores": {"consistency": 0.0}},
+{"source": "The cat sat on the mat. It was warm.", "system_output": "The cat ran.", "scores": {"consistency": 0.5}}]"#,
+    );
+    let out = dir.path().join("out");
+    let o = run(&server.base_url(), &["--consistency", &set, "-o", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = doc["consistency"].as_array().unwrap();
+    // ROUGE-2 precision against the source: 1 ("the cat", "cat sat"), 0, 1/2 ("the cat" only):
+    // the labels' own order.
+    assert!((rows[0]["spearman"].as_f64().unwrap() - 1.0).abs() < 1e-12);
+    assert_eq!(rows[0]["auc"].as_f64(), Some(1.0));
+    // The judge: 4 sentences, all 0.8; a constant has no Spearman, AUC 1/2, and "consistent"
+    // for all: TPR 1, TNR 0.
+    assert_eq!(rows[1]["sentences"].as_u64(), Some(4));
+    assert!(rows[1]["spearman"].is_null());
+    assert_eq!(rows[1]["auc"].as_f64(), Some(0.5));
+    assert_eq!(rows[1]["balanced_accuracy"].as_f64(), Some(0.5));
+    assert_eq!(server.request_count(), 4);
+    let md = std::fs::read_to_string(out.join("judge-eval.md")).unwrap();
+    assert!(md.contains("| qags | rouge2_precision (lexical baseline) | 3 | 0 | 1.000 | 1.000 |"), "{md}");
+}

@@ -227,3 +227,18 @@ fn a_failed_pair_is_recorded_and_left_out_of_the_figures() {
     assert!(results[2].verdict.is_none() && results[2].error.as_deref().unwrap().contains("scripted failure"));
     assert_eq!(stats.correct, 3);
 }
+
+#[test]
+fn consistency_figures_by_hand() {
+    use ragjudge_dice::meta::consistency_stats;
+    let labels = [1.0, 1.0, 0.5, 0.0];
+    let scores = [Some(0.9), Some(0.6), Some(0.7), Some(0.1), None];
+    let s = consistency_stats("t", "p", &[labels.as_slice(), &[1.0]].concat(), &scores, Some(0.5));
+    assert_eq!((s.items, s.failed), (5, 1));
+    // Consistent {0.9, 0.6} against {0.7, 0.1}: 3 of 4 pairs ordered right.
+    assert_eq!(s.auc, Some(0.75));
+    // TPR 2/2, TNR 1/2.
+    assert_eq!(s.balanced_accuracy, Some(0.75));
+    // Ranks (3.5, 3.5, 2, 1) and (4, 2, 3, 1): r = 3 / sqrt(4.5 x 5).
+    assert!((s.spearman.unwrap() - 3.0 / 22.5f64.sqrt()).abs() < 1e-12);
+}

@@ -8,10 +8,11 @@ use crate::backends;
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use ragjudge_dice::labels::PairLabels;
+use ragjudge_dice::meta::consistency::{judge_support, read_consistency, rouge2_precision};
 use ragjudge_dice::meta::items::{pairs_from_runs, read_llmbar, set_name, PairItem};
 use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings};
 use ragjudge_dice::meta::stats::SetStats;
-use ragjudge_dice::meta::{evaluate_set, ItemResult, STORED};
+use ragjudge_dice::meta::{consistency_stats, evaluate_set, ConsistencyStats, ItemResult, STORED};
 use ragjudge_dice::run::read_run;
 use serde_json::json;
 use std::io::Write;
@@ -30,6 +31,13 @@ pub struct JudgeEvalArgs {
     /// Human pairwise labels of `--runs`: JSONL `{"id", "system_a", "system_b", "label": "A"|"B"|"tie"}`.
     #[arg(long, requires = "runs", value_name = "FILE")]
     pub pairs: Option<PathBuf>,
+    /// Scored summaries for the consistency (hallucination) judge: JSON lists of `{"source",
+    /// "system_output", "scores": {"consistency"}}` (UniEval's layout of QAGS and SummEval).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub consistency: Vec<PathBuf>,
+    /// Source sentences shown with each summary sentence (the premise); 0: the whole source.
+    #[arg(long, default_value_t = 3)]
+    pub premise_sentences: usize,
     /// Name of the `--runs` set in the table [default: the label file's stem].
     #[arg(long, value_name = "NAME")]
     pub runs_name: Option<String>,
@@ -127,8 +135,8 @@ fn read_sets(args: &JudgeEvalArgs) -> Result<Vec<(String, Vec<PairItem>)>> {
             pairs_from_runs(&name, &records, &gold).map_err(|e| anyhow::anyhow!("{}: {e}", labels.display()))?;
         sets.push((name, items));
     }
-    if sets.is_empty() {
-        bail!("no labelled pairs: give --set FILE... or --runs FILE... --pairs LABELS");
+    if sets.is_empty() && args.consistency.is_empty() {
+        bail!("nothing to measure: give --set FILE..., --runs FILE... --pairs LABELS, or --consistency FILE...");
     }
     for (name, items) in &mut sets {
         if let Some(n) = args.limit {
@@ -191,14 +199,20 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
             rows.push(stats);
         }
     }
+    let consistency = consistency_rows(args, &judge)?;
     write_csv(&args.output.join("judge-eval.csv"), &rows)?;
-    let table = markdown(&rows);
+    let mut table = if rows.is_empty() { String::new() } else { markdown(&rows) };
+    if !consistency.is_empty() {
+        table += &consistency_markdown(&consistency);
+    }
     std::fs::write(args.output.join("judge-eval.md"), &table)?;
     let doc = json!({
         "judge": judge.identity(),
         "protocols": protocols.iter().map(|p| json!({"name": p.name(), "prompt_version": p.prompt_version()})).collect::<Vec<_>>(),
         "tie_margin": args.tie_margin,
         "rows": rows,
+        "consistency": consistency,
+        "premise_sentences": args.premise_sentences,
         "stored": STORED.iter().collect::<Vec<_>>(),
     });
     std::fs::write(args.output.join("judge-eval.json"), serde_json::to_string_pretty(&doc)?)?;
@@ -211,4 +225,78 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
         bail!("{failed} pairs could not be judged (their errors are in {})", verdicts_path.display());
     }
     Ok(())
+}
+
+/// The consistency judge and the ROUGE-2 precision baseline on each `--consistency` set.
+fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge>) -> Result<Vec<ConsistencyStats>> {
+    let mut rows = Vec::new();
+    for path in &args.consistency {
+        let mut items = read_consistency(path)?;
+        if let Some(n) = args.limit {
+            items.truncate(n);
+        }
+        let name = set_name(path);
+        let labels: Vec<f64> = items.iter().map(|i| i.label).collect();
+        let lexical: Vec<Option<f64>> = items.iter().map(|i| Some(rouge2_precision(i))).collect();
+        rows.push(consistency_stats(&name, "rouge2_precision (lexical baseline)", &labels, &lexical, None));
+        let k = if args.premise_sentences == 0 { usize::MAX } else { args.premise_sentences };
+        let started = std::time::Instant::now();
+        let mut scores = Vec::with_capacity(items.len());
+        let mut sentences = 0usize;
+        for (done, chunk) in items.chunks(args.batch.max(1)).enumerate() {
+            for r in judge_support(judge, chunk, k) {
+                match r {
+                    Ok(s) => {
+                        sentences += s.sentences.len();
+                        scores.push(Some(s.score));
+                    }
+                    Err(e) => {
+                        eprintln!("\n  failure: {e}");
+                        scores.push(None);
+                    }
+                }
+            }
+            eprint!(
+                "\rconsistency on {name}: {}/{} summaries",
+                ((done + 1) * args.batch).min(items.len()),
+                items.len()
+            );
+        }
+        let scorer = if args.premise_sentences == 0 {
+            "judge P(Yes), whole source, min over sentences".to_string()
+        } else {
+            format!("judge P(Yes), {} premise sentences, min over sentences", args.premise_sentences)
+        };
+        let mut row = consistency_stats(&name, &scorer, &labels, &scores, Some(0.5));
+        row.sentences = sentences;
+        row.seconds_per_sentence = (sentences > 0).then(|| started.elapsed().as_secs_f64() / sentences as f64);
+        eprintln!(
+            "\rconsistency on {name}: Spearman {} ({} summaries, {sentences} sentences)",
+            num(row.spearman),
+            items.len()
+        );
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The consistency table.
+fn consistency_markdown(rows: &[ConsistencyStats]) -> String {
+    let mut out = String::from(
+        "\n| set | scorer | summaries | failed | Spearman | ROC AUC | balanced accuracy (>= 0.5) | s per sentence |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        out += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.set,
+            r.scorer,
+            r.items,
+            r.failed,
+            num(r.spearman),
+            num(r.auc),
+            num(r.balanced_accuracy),
+            r.seconds_per_sentence.map_or("-".into(), |s| format!("{s:.2}"))
+        );
+    }
+    out
 }

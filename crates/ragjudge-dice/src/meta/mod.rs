@@ -5,6 +5,7 @@
 //! Data flows one way: labelled pairs ([`items`]) -> a protocol's verdicts ([`protocol`]) ->
 //! figures per set ([`stats`]).
 
+pub mod consistency;
 pub mod items;
 pub mod protocol;
 pub mod stats;
@@ -103,3 +104,60 @@ pub const STORED: [StoredRow; 9] = [
     StoredRow { set: "adversarial_Neighbor", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.179 },
     StoredRow { set: "adversarial_Neighbor", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.190 },
 ];
+
+/// Figures of a consistency score against human consistency labels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsistencyStats {
+    /// The set.
+    pub set: String,
+    /// The scorer.
+    pub scorer: String,
+    /// Items scored.
+    pub items: usize,
+    /// Items the judge failed on.
+    pub failed: usize,
+    /// Spearman correlation with the human label.
+    pub spearman: Option<f64>,
+    /// ROC AUC of "consistent" (label 1) against the rest.
+    pub auc: Option<f64>,
+    /// Balanced accuracy of "score >= 0.5 means consistent" (probability scores only).
+    pub balanced_accuracy: Option<f64>,
+    /// Summary sentences judged.
+    pub sentences: usize,
+    /// Wall time per sentence, seconds.
+    pub seconds_per_sentence: Option<f64>,
+}
+
+/// The figures of `scores` (one per item, `None` where the scorer failed) against the labels.
+pub fn consistency_stats(
+    set: &str,
+    scorer: &str,
+    labels: &[f64],
+    scores: &[Option<f64>],
+    threshold: Option<f64>,
+) -> ConsistencyStats {
+    let pairs: Vec<(f64, f64)> = labels.iter().zip(scores).filter_map(|(l, s)| s.map(|s| (*l, s))).collect();
+    let (y, x): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let spearman = ragjudge_stats::spearman(&x, &y).ok().and_then(|c| c.coefficient);
+    let pos: Vec<f64> = pairs.iter().filter(|p| p.0 >= 1.0).map(|p| p.1).collect();
+    let neg: Vec<f64> = pairs.iter().filter(|p| p.0 < 1.0).map(|p| p.1).collect();
+    let auc = ragjudge_stats::hypothesis::mann_whitney_u(&pos, &neg, ragjudge_stats::hypothesis::MwuMethod::Asymptotic)
+        .ok()
+        .map(|m| m.effect);
+    let balanced_accuracy = threshold.filter(|_| !pos.is_empty() && !neg.is_empty()).map(|t| {
+        let tpr = pos.iter().filter(|&&s| s >= t).count() as f64 / pos.len() as f64;
+        let tnr = neg.iter().filter(|&&s| s < t).count() as f64 / neg.len() as f64;
+        (tpr + tnr) / 2.0
+    });
+    ConsistencyStats {
+        set: set.to_string(),
+        scorer: scorer.to_string(),
+        items: labels.len(),
+        failed: labels.len() - pairs.len(),
+        spearman,
+        auc,
+        balanced_accuracy,
+        sentences: 0,
+        seconds_per_sentence: None,
+    }
+}
