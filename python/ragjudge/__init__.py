@@ -432,6 +432,23 @@ def _join_keys(scores: pd.DataFrame, labels: pd.DataFrame, on: Optional[Sequence
     return ["id", "system"] if "system" in scores.columns and "system" in labels.columns else ["id"]
 
 
+def _join_sides(
+    s: pd.DataFrame, lab: pd.DataFrame, cols: List[str], label_col: str, on: Optional[Sequence[str]]
+) -> "tuple[List[str], pd.DataFrame, pd.DataFrame]":
+    """The join keys, the scores' key + ``cols`` columns and the labels' key + label columns,
+    keys as text; a missing column is a ValueError naming the frame."""
+    keys = _join_keys(s, lab, on)
+    for name, frame, need in (("scores", s, keys + cols), ("labels", lab, keys + [label_col])):
+        missing = [c for c in need if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{name}: no column {', '.join(missing)}")
+    left = s[keys + cols].copy()
+    right = lab[keys + [label_col]].copy()
+    for k in keys:
+        left[k], right[k] = left[k].astype(str), right[k].astype(str)
+    return keys, left, right
+
+
 class Calibration:
     """A fitted two-stage calibration (HCAT §5): probabilities per label level, then split
     conformal prediction sets. Its JSON is the calibrator file of ``ragjudge calibrate --save``."""
@@ -496,15 +513,7 @@ def calibrate(
     of repeated keys in ``scores``), rows without every score or a label left out."""
     s, lab = _frame(scores), _frame(labels)
     cols = [score_col] if isinstance(score_col, str) else list(score_col)
-    keys = _join_keys(s, lab, on)
-    for name, frame, need in (("scores", s, keys + cols), ("labels", lab, keys + [label_col])):
-        missing = [c for c in need if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name}: no column {', '.join(missing)}")
-    left = s[keys + cols].copy()
-    right = lab[keys + [label_col]].copy()
-    for k in keys:
-        left[k], right[k] = left[k].astype(str), right[k].astype(str)
+    keys, left, right = _join_sides(s, lab, cols, label_col, on)
     left = left.drop_duplicates(subset=keys, keep="first")
     joined = left.merge(right.drop_duplicates(subset=keys, keep="first"), on=keys, how="inner")
     joined = joined.dropna(subset=cols + [label_col])
@@ -701,15 +710,7 @@ def fuse(
     without a label and labels without a scored row are counted in ``report["join"]``."""
     s, lab = _frame(scores), _frame(labels)
     cols = list(inputs) if inputs else ["bleu", "meteor", "rougeL_f", "ciu", "ruber", "bertscore_f"]
-    keys = _join_keys(s, lab, on)
-    for name, frame, need in (("scores", s, keys + cols), ("labels", lab, keys + [label_col])):
-        missing = [c for c in need if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name}: no column {', '.join(missing)}")
-    left = s[keys + cols].copy()
-    right = lab[keys + [label_col]].copy()
-    for k in keys:
-        left[k], right[k] = left[k].astype(str), right[k].astype(str)
+    keys, left, right = _join_sides(s, lab, cols, label_col, on)
     _keys_repeated(left, keys, "scores")
     _keys_repeated(right, keys, "labels")
     empty = right[label_col].isna()

@@ -8,13 +8,12 @@ use ragjudge_core::{DuplicateKeys, Format, InputError, ReadOptions, Record, Reco
 use ragjudge_dice::run::{index_by_id, with_fields, DiceRun, DiceRunOptions};
 use ragjudge_dice::tournament::{run as run_tournament, Format as TourFormat, RankBy, TournamentConfig};
 use ragjudge_eval::models::backends::judge_or_dry_run;
-use ragjudge_eval::models::{CacheChoice, JudgeSettings};
+use ragjudge_eval::models::JudgeSettings;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Reads JSON records (one per string) for pairing; a repeated `(id, system, run)` is refused
 /// (pairing by question would be ambiguous).
@@ -62,18 +61,7 @@ fn setup(
         "zh" => Some(Lang::Zh),
         other => return Err(value_error(format!("lang must be auto, en or zh, got `{other}`"))),
     };
-    let judge = JudgeSettings {
-        spec: judge,
-        cache: match (cache, no_cache) {
-            (_, true) => CacheChoice::Disabled,
-            (Some(p), false) => CacheChoice::Path(p),
-            (None, false) => CacheChoice::Default,
-        },
-        threads,
-        concurrency: 8,
-        timeout: Duration::from_secs(120),
-        hard_labels: false,
-    };
+    let judge = crate::error::judge_settings(judge, cache, no_cache, threads);
     let opts = DiceRunOptions { tau, reasoning, swap, lang, limit, ids, debias, dry_run: false, output: Some(output) };
     Ok(DiceSetup { judge, opts })
 }

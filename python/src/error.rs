@@ -77,3 +77,26 @@ pub fn value_error(e: impl std::fmt::Display) -> PyErr {
 pub fn runtime_error(e: impl std::fmt::Display) -> PyErr {
     PyRuntimeError::new_err(e.to_string())
 }
+
+/// The judge settings of the keyword arguments every judging function takes (`judge`, `cache`,
+/// `no_cache`, `threads`), with the command line's defaults for the rest.
+pub fn judge_settings(
+    spec: String,
+    cache: Option<std::path::PathBuf>,
+    no_cache: bool,
+    threads: Option<usize>,
+) -> ragjudge_eval::models::JudgeSettings {
+    use ragjudge_eval::models::CacheChoice;
+    ragjudge_eval::models::JudgeSettings {
+        spec,
+        cache: match (cache, no_cache) {
+            (_, true) => CacheChoice::Disabled,
+            (Some(p), false) => CacheChoice::Path(p),
+            (None, false) => CacheChoice::Default,
+        },
+        threads,
+        concurrency: 8,
+        timeout: std::time::Duration::from_secs(120),
+        hard_labels: false,
+    }
+}

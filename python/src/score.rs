@@ -9,12 +9,11 @@ use ragjudge_eval::families::{
     build_stages, build_with_definitions, split_arguments, CiuSettings, LexicalSettings, MetricSettings,
     RetrievalSettings, SemanticSettings, StageContext,
 };
-use ragjudge_eval::models::{CacheChoice, EncoderSettings, JudgeSettings, ModelSet, ModelSettings};
+use ragjudge_eval::models::{EncoderSettings, ModelSet, ModelSettings};
 use ragjudge_eval::{render_table, EvalError, EvalReport, EvalSettings, Evaluator, MemorySink, Progress, RowSink};
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// Warnings and skipped records of a run, kept for the caller.
 struct Collect {
@@ -115,18 +114,7 @@ pub fn score(
         nli,
         pii_model,
         encoder: EncoderSettings { batch_size, threads, ..EncoderSettings::default() },
-        judge: JudgeSettings {
-            spec: judge,
-            cache: match (cache, no_cache) {
-                (_, true) => CacheChoice::Disabled,
-                (Some(p), false) => CacheChoice::Path(p),
-                (None, false) => CacheChoice::Default,
-            },
-            threads,
-            concurrency: 8,
-            timeout: Duration::from_secs(120),
-            hard_labels: false,
-        },
+        judge: crate::error::judge_settings(judge, cache, no_cache, threads),
     };
     let read = ReadOptions { format: parse_format(format)?, default_system: system, ..ReadOptions::default() };
     let eval = EvalSettings { read: read.clone(), skip_invalid, bootstrap, seed, threads, ..EvalSettings::default() };

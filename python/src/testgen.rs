@@ -5,7 +5,7 @@ use crate::error::value_error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ragjudge_eval::models::backends::{embedder as load_embedder, judge as load_judge};
-use ragjudge_eval::models::{CacheChoice, EncoderSettings, JudgeSettings};
+use ragjudge_eval::models::EncoderSettings;
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
@@ -16,7 +16,6 @@ use ragjudge_testgen::{
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
 fn to_text(values: impl IntoIterator<Item = Value>) -> Vec<String> {
     values.into_iter().map(|v| v.to_string()).collect()
@@ -92,18 +91,7 @@ pub fn testgen(
         selection: SelectOptions { per_topic, ..SelectOptions::default() },
         batch: 32,
     };
-    let judge = JudgeSettings {
-        spec: judge,
-        cache: match (cache, no_cache) {
-            (_, true) => CacheChoice::Disabled,
-            (Some(p), false) => CacheChoice::Path(p),
-            (None, false) => CacheChoice::Default,
-        },
-        threads,
-        concurrency: 8,
-        timeout: Duration::from_secs(120),
-        hard_labels: false,
-    };
+    let judge = crate::error::judge_settings(judge, cache, no_cache, threads);
     let out = py.detach(move || -> Result<_, String> {
         let corpus = read_corpus(&corpus, ReadOptions { skip_invalid }).map_err(|e| e.to_string())?;
         let encoder = EncoderSettings { batch_size: 32, threads, ..EncoderSettings::default() };
