@@ -242,3 +242,15 @@ fn consistency_figures_by_hand() {
     // Ranks (3.5, 3.5, 2, 1) and (4, 2, 3, 1): r = 3 / sqrt(4.5 x 5).
     assert!((s.spearman.unwrap() - 3.0 / 22.5f64.sqrt()).abs() < 1e-12);
 }
+
+#[test]
+fn the_ensemble_averages_two_label_and_pointwise_scores() {
+    let j = judge(Script::Content);
+    let (_, results) =
+        evaluate_set(&j, Protocol::Ensemble, "toy", &items(), &ProtocolSettings::default(), 8, &|_, _| {});
+    // Pair 0: two-label 0.8, pointwise 0.875 -> 0.8375; orders from the two-label calls.
+    let v = results[0].verdict.as_ref().unwrap();
+    assert!((v.s_first - 0.8375).abs() < 1e-12);
+    assert_eq!(v.orders.len(), 2);
+    assert_eq!(v.grades, Some((5.0, 2.0)));
+}

@@ -41,7 +41,7 @@ pub struct JudgeEvalArgs {
     /// Name of the `--runs` set in the table [default: the label file's stem].
     #[arg(long, value_name = "NAME")]
     pub runs_name: Option<String>,
-    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise.
+    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise, ensemble.
     #[arg(long, value_delimiter = ',', default_value = "two-label")]
     pub protocol: Vec<String>,
     /// First N pairs of each set only.

@@ -10,6 +10,8 @@
 //! - `pointwise`: each output graded alone on 1-5, the grade the expectation over the digit
 //!   probabilities (G-Eval, Liu et al. 2023, §2.3); the pair's score is `0.5 + (g1 - g2) / 8`.
 //!   One call per output, no order to average, so a tournament needs half the calls.
+//! - `ensemble`: the mean of the `two-label` and `pointwise` scores (both prompt formats, both
+//!   orders; calls shared with those protocols through the cache), tie from the margin.
 
 use std::sync::{Arc, OnceLock};
 
@@ -33,11 +35,14 @@ pub enum Protocol {
     TwoLabel,
     /// Each output graded 1-5 alone; expected grades compared.
     Pointwise,
+    /// Mean of the two-label and pointwise scores.
+    Ensemble,
 }
 
 impl Protocol {
     /// Every protocol.
-    pub const ALL: [Protocol; 4] = [Protocol::Dice, Protocol::DiceReasoning, Protocol::TwoLabel, Protocol::Pointwise];
+    pub const ALL: [Protocol; 5] =
+        [Protocol::Dice, Protocol::DiceReasoning, Protocol::TwoLabel, Protocol::Pointwise, Protocol::Ensemble];
 
     /// The name used on the command line and in tables.
     pub fn name(self) -> &'static str {
@@ -46,6 +51,7 @@ impl Protocol {
             Protocol::DiceReasoning => "dice-reasoning",
             Protocol::TwoLabel => "two-label",
             Protocol::Pointwise => "pointwise",
+            Protocol::Ensemble => "ensemble",
         }
     }
 
@@ -60,6 +66,7 @@ impl Protocol {
             Protocol::Dice | Protocol::DiceReasoning => crate::prompts::PROMPT_VERSION_EN,
             Protocol::TwoLabel => PAIR2_VERSION,
             Protocol::Pointwise => GRADE_VERSION,
+            Protocol::Ensemble => "pair2-en-v1+grade-en-v1",
         }
     }
 }
@@ -266,6 +273,23 @@ pub fn judge_items(
                         outcome: Outcome::of_score(s_first, settings.tie_margin),
                         orders,
                         grades: None,
+                    })
+                })
+                .collect()
+        }
+        Protocol::Ensemble => {
+            let two = judge_items(judge, Protocol::TwoLabel, items, settings);
+            let point = judge_items(judge, Protocol::Pointwise, items, settings);
+            two.into_iter()
+                .zip(point)
+                .map(|(t, p)| {
+                    let (t, p) = (t?, p?);
+                    let s_first = (t.s_first + p.s_first) / 2.0;
+                    Ok(Verdict {
+                        s_first,
+                        outcome: Outcome::of_score(s_first, settings.tie_margin),
+                        orders: t.orders,
+                        grades: p.grades,
                     })
                 })
                 .collect()
