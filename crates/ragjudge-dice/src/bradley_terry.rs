@@ -159,35 +159,9 @@ fn newton(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig)
     (t.into_iter().map(|x| x - mean).collect(), iterations, converged)
 }
 
-/// Solves `h x = g` for a symmetric positive definite `h` by Gaussian elimination with
-/// partial pivoting; `None` when singular.
-pub(crate) fn solve_spd(mut h: Vec<Vec<f64>>, mut g: Vec<f64>) -> Option<Vec<f64>> {
-    let n = g.len();
-    for col in 0..n {
-        let piv = (col..n).max_by(|&x, &y| h[x][col].abs().total_cmp(&h[y][col].abs()))?;
-        if h[piv][col].abs() < 1e-300 {
-            return None;
-        }
-        h.swap(col, piv);
-        g.swap(col, piv);
-        let (upper, lower) = h.split_at_mut(col + 1);
-        let pivot_row = &upper[col];
-        for (off, row) in lower.iter_mut().enumerate() {
-            let f = row[col] / pivot_row[col];
-            if f != 0.0 {
-                for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
-                    *x -= f * p;
-                }
-                g[col + 1 + off] -= f * g[col];
-            }
-        }
-    }
-    let mut x = vec![0.0; n];
-    for row in (0..n).rev() {
-        let s: f64 = (row + 1..n).map(|k| h[row][k] * x[k]).sum();
-        x[row] = (g[row] - s) / h[row][row];
-    }
-    Some(x)
+/// Solves `h x = g` (`h` symmetric positive definite; `None` when singular).
+pub(crate) fn solve_spd(h: Vec<Vec<f64>>, g: Vec<f64>) -> Option<Vec<f64>> {
+    ragjudge_stats::logistic::solve(h, g)
 }
 
 /// MM iterations (Hunter 2004): `p_i <- W_i / sum_j n_ij / (p_i + p_j)`, rescaled to

@@ -146,7 +146,7 @@ pub struct Leaderboard {
     pub matches: Vec<PlayedMatch>,
     /// Every per-question outcome the Bradley-Terry fit used (for refits such as
     /// [`crate::length_control`]).
-    #[serde(skip)]
+    #[serde(default)]
     pub outcomes: Vec<PairOutcome>,
 }
 

@@ -12,6 +12,7 @@
 //! - [`hypothesis`]: the Mann-Whitney U test and the Benjamini-Hochberg adjustment.
 //! - [`proportion`]: the Wilson interval of a proportion (statsmodels).
 //! - [`ppi`]: prediction-powered inference of a mean (ppi_py).
+//! - [`logistic`]: logistic regression with fractional targets (statsmodels GLM).
 #![deny(missing_docs)]
 
 pub mod agreement;
@@ -22,6 +23,7 @@ pub mod correlation;
 pub mod describe;
 mod error;
 pub mod hypothesis;
+pub mod logistic;
 pub mod ppi;
 pub mod proportion;
 pub mod rank;
