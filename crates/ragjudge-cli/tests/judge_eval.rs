@@ -77,7 +77,8 @@ fn the_example_runs_are_judged_through_their_pairwise_labels() {
     let labels = root.join("examples/human/pairwise_labels.jsonl").display().to_string();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let mut args = vec!["--protocol", "pointwise", "--pairs", &labels, "-o", out.to_str().unwrap(), "--json", "--runs"];
+    let mut args =
+        vec!["--protocol", "pointwise", "--stack", "--pairs", &labels, "-o", out.to_str().unwrap(), "--json", "--runs"];
     args.extend(runs.iter().map(String::as_str));
     let o = run(&server.base_url(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -88,6 +89,14 @@ fn the_example_runs_are_judged_through_their_pairwise_labels() {
     assert_eq!(row["decided"].as_u64(), Some(0));
     // Two grading calls per pair.
     assert_eq!(row["calls"].as_u64(), Some(144));
+    // The stacker: the judge says nothing (every pair even), so only token F1 and length
+    // differences can carry the labels; held out by question over 6 folds of the 12 questions.
+    let stack = &doc["rows"][1];
+    assert!(stack["protocol"].as_str().unwrap().starts_with("stack(pointwise+token_f1_diff+length_diff)"), "{stack}");
+    assert_eq!(stack["judged"].as_u64(), Some(72));
+    assert!(stack["accuracy_with_ties"].as_f64().unwrap() > 0.5, "{stack}");
+    let curve = doc["stacks"][0]["result"]["learning_curve"].as_array().unwrap();
+    assert_eq!(curve[0][0].as_u64(), Some(1));
 }
 
 #[test]

@@ -9,9 +9,10 @@ use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use ragjudge_dice::labels::PairLabels;
 use ragjudge_dice::meta::consistency::{judge_support, read_consistency, rouge2_precision};
-use ragjudge_dice::meta::items::{pairs_from_runs, read_llmbar, set_name, PairItem};
-use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings};
-use ragjudge_dice::meta::stats::SetStats;
+use ragjudge_dice::meta::items::{pairs_from_runs, read_llmbar, set_name, Outcome, PairItem};
+use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings, Verdict};
+use ragjudge_dice::meta::stack::{cross_validate, metric_features, StackResult};
+use ragjudge_dice::meta::stats::{set_stats, SetStats};
 use ragjudge_dice::meta::{consistency_stats, evaluate_set, ConsistencyStats, ItemResult, STORED};
 use ragjudge_dice::run::read_run;
 use serde_json::json;
@@ -50,6 +51,13 @@ pub struct JudgeEvalArgs {
     /// A score within this distance of 0.5 is a tie (two-label, pointwise).
     #[arg(long, default_value_t = 0.0)]
     pub tie_margin: f64,
+    /// Also fit a stacker (logistic regression over the protocols' scores, token F1 and length
+    /// differences) on each set's labels, measured by grouped cross-validation by question.
+    #[arg(long)]
+    pub stack: bool,
+    /// Folds of the stacker's cross-validation.
+    #[arg(long, default_value_t = 6)]
+    pub folds: usize,
     /// Pairs per batch of judge calls (progress is reported, and calls cached, per batch).
     #[arg(long, default_value_t = 8)]
     pub batch: usize,
@@ -174,8 +182,10 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
     );
     let mut rows = Vec::new();
     let mut failed = 0usize;
+    let mut stacks = Vec::new();
+    let mut scores: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); sets.len()];
     for protocol in &protocols {
-        for (name, items) in &sets {
+        for (k, (name, items)) in sets.iter().enumerate() {
             let progress = |done: usize, total: usize| eprint!("\r{} on {name}: {done}/{total} pairs", protocol.name());
             let (stats, results) = evaluate_set(&judge, *protocol, name, items, &settings, args.batch, &progress);
             eprintln!(
@@ -193,10 +203,20 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
             }
             verdicts.flush()?;
             failed += stats.failed;
+            scores[k].push(results.iter().map(|r| r.verdict.as_ref().map(|v| v.s_first)).collect());
             if let Some(first) = results.iter().find_map(|r: &ItemResult| r.error.as_ref()) {
                 eprintln!("  first failure: {first}");
             }
             rows.push(stats);
+        }
+    }
+    if args.stack {
+        for (k, (name, items)) in sets.iter().enumerate() {
+            if let Some((row, result)) = stack_row(name, items, &protocols, &scores[k], args) {
+                eprintln!("{} on {name}: held-out accuracy {}%", row.protocol, pct(row.accuracy_decided));
+                rows.push(row);
+                stacks.push(json!({"set": name, "result": result}));
+            }
         }
     }
     let consistency = consistency_rows(args, &judge)?;
@@ -212,6 +232,7 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
         "tie_margin": args.tie_margin,
         "rows": rows,
         "consistency": consistency,
+        "stacks": stacks,
         "premise_sentences": args.premise_sentences,
         "stored": STORED.iter().collect::<Vec<_>>(),
     });
@@ -299,4 +320,44 @@ fn consistency_markdown(rows: &[ConsistencyStats]) -> String {
         );
     }
     out
+}
+
+/// The stacker's row on one set: protocol scores (items every protocol judged) and metric
+/// differences, cross-validated by question.
+fn stack_row(
+    name: &str,
+    items: &[PairItem],
+    protocols: &[Protocol],
+    scores: &[Vec<Option<f64>>],
+    args: &JudgeEvalArgs,
+) -> Option<(SetStats, StackResult)> {
+    let keep: Vec<usize> = (0..items.len()).filter(|&i| scores.iter().all(|p| p[i].is_some())).collect();
+    let kept: Vec<PairItem> = keep.iter().map(|&i| items[i].clone()).collect();
+    let x: Vec<Vec<f64>> = keep
+        .iter()
+        .map(|&i| {
+            let mut row: Vec<f64> = scores.iter().map(|p| p[i].unwrap_or(0.5) - 0.5).collect();
+            row.extend(metric_features(&items[i]));
+            row
+        })
+        .collect();
+    let mut features: Vec<String> = protocols.iter().map(|p| p.name().to_string()).collect();
+    features.extend(["token_f1_diff".to_string(), "length_diff".to_string()]);
+    let result = cross_validate(&kept, &x, features.clone(), args.folds, args.tie_margin)?;
+    let verdicts: Vec<Verdict> = result
+        .held_out
+        .iter()
+        .map(|&s| Verdict {
+            s_first: s,
+            outcome: Outcome::of_score(s, args.tie_margin),
+            orders: Vec::new(),
+            grades: None,
+        })
+        .collect();
+    let refs: Vec<Option<&Verdict>> = verdicts.iter().map(Some).collect();
+    let label = format!("stack({}) held out, {} folds", features.join("+"), result.folds);
+    let mut row = set_stats(name, &label, &kept, &refs);
+    row.failed = items.len() - kept.len();
+    row.items = items.len();
+    Some((row, result))
 }

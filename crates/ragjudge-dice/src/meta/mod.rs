@@ -8,6 +8,7 @@
 pub mod consistency;
 pub mod items;
 pub mod protocol;
+pub mod stack;
 pub mod stats;
 
 use std::sync::Arc;
