@@ -48,11 +48,11 @@ impl Logistic {
                 let z: f64 = row.iter().zip(&beta).map(|(a, b)| a * b).sum::<f64>() + beta[d];
                 let p = sigmoid(z);
                 let w = p * (1.0 - p);
-                let xi = |j: usize| if j < d { row[j] } else { 1.0 };
-                for a in 0..k {
-                    g[a] += (target - p) * xi(a);
-                    for b in 0..k {
-                        h[a][b] += w * xi(a) * xi(b);
+                let xi: Vec<f64> = row.iter().copied().chain(std::iter::once(1.0)).collect();
+                for (a, (ga, ha)) in g.iter_mut().zip(h.iter_mut()).enumerate() {
+                    *ga += (target - p) * xi[a];
+                    for (hab, xb) in ha.iter_mut().zip(&xi) {
+                        *hab += w * xi[a] * xb;
                     }
                 }
             }
@@ -80,12 +80,14 @@ pub fn solve(mut h: Vec<Vec<f64>>, mut g: Vec<f64>) -> Option<Vec<f64>> {
         }
         h.swap(col, piv);
         g.swap(col, piv);
-        for r in col + 1..n {
-            let f = h[r][col] / h[col][col];
-            for c in col..n {
-                h[r][c] -= f * h[col][c];
+        let (upper, lower) = h.split_at_mut(col + 1);
+        let pivot = &upper[col];
+        for (off, row) in lower.iter_mut().enumerate() {
+            let f = row[col] / pivot[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot[col..]) {
+                *x -= f * p;
             }
-            g[r] -= f * g[col];
+            g[col + 1 + off] -= f * g[col];
         }
     }
     let mut x = vec![0.0; n];
