@@ -718,3 +718,50 @@ fn compare_estimates_a_prediction_powered_win_rate_from_a_few_labels() {
     assert!((e["ppi"]["estimate"].as_f64().unwrap() - 0.5).abs() < 1e-12);
     assert!((e["ppi"]["low"].as_f64().unwrap() - (0.5 - half)).abs() < 1e-12);
 }
+
+#[test]
+fn tournament_gives_prediction_powered_win_rates_per_pair() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("A").with_top_logprobs(&[
+        ("A", -0.05),
+        ("B", -3.5),
+        ("C", -4.0),
+    ]))));
+    let root = repo_root();
+    let (a, b) = (root.join("examples/runs/oracle.jsonl"), root.join("examples/runs/wrong.jsonl"));
+    let dir = tempfile::tempdir().unwrap();
+    // People call q01 and q02 ties; q03 and q04 are unlabelled.
+    let labels = write(
+        dir.path(),
+        "labels.jsonl",
+        "{\"id\": \"q01\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"tie\"}\n{\"id\": \"q02\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"tie\"}\n",
+    );
+    let out = dir.path().join("t").display().to_string();
+    let args = [
+        "tournament",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "round-robin",
+        "--output",
+        &out,
+        "--no-cache",
+        "--limit",
+        "4",
+        "--no-swap",
+        "--no-reasoning",
+        "--ppi-labels",
+        &labels,
+        "--json",
+    ];
+    let o = ragjudge_http(&server.base_url(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pair = &v["ppi"]["pairs"][0];
+    let e = &pair["estimate"];
+    // Every judged s is 1 for the system shown first: no variance, lambda 0, and the estimate
+    // is the labels' mean 1/2 with no spread.
+    assert_eq!((e["n"].as_u64(), e["unlabelled"].as_u64(), e["lambda"].as_f64()), (Some(2), Some(2), Some(0.0)));
+    assert_eq!((e["ppi"]["estimate"].as_f64(), e["ppi"]["low"].as_f64()), (Some(0.5), Some(0.5)));
+    assert!(v["ppi"]["notes"].as_array().unwrap().is_empty());
+}

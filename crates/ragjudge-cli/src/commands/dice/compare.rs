@@ -2,13 +2,12 @@
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use super::{conclude, with_run_fields, DiceArgs};
+use super::{conclude, ppi_win_rate, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
-use ragjudge_dice::labels::{Label, PairLabels};
+use ragjudge_dice::labels::PairLabels;
 use ragjudge_dice::run::read_run;
-use ragjudge_stats::ppi::ppi_mean;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,40 +32,6 @@ pub struct CompareArgs {
     /// Print the result as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-}
-
-/// A's prediction-powered win rate (a tie counts one half): labelled questions give (human
-/// outcome, s_A), the others s_A alone.
-fn ppi_win_rate(
-    path: &std::path::Path,
-    rows: &[ragjudge_dice::pair_score::ScoredPair],
-    (a, b): (&str, &str),
-    alpha: f64,
-) -> Result<serde_json::Value> {
-    let labels = PairLabels::read(path)?;
-    let (mut y, mut yhat, mut rest) = (Vec::new(), Vec::new(), Vec::new());
-    for r in rows {
-        match labels.get(&(r.id.clone(), a.to_string(), b.to_string())) {
-            Some(l) => {
-                y.push(match l {
-                    Label::A => 1.0,
-                    Label::B => 0.0,
-                    Label::Tie => 0.5,
-                });
-                yhat.push(r.s_a);
-            }
-            None => rest.push(r.s_a),
-        }
-    }
-    let est = ppi_mean(&y, &yhat, &rest, alpha, None).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: {} scored questions of {a} vs {b} have a label and {} do not; prediction-powered inference needs at least 2 and 1 ({e})",
-            path.display(),
-            y.len(),
-            rest.len()
-        )
-    })?;
-    Ok(json!({"alpha": alpha, "labels": path.display().to_string(), "estimate": est}))
 }
 
 /// A category as reports spell it (`FullyCorrect`, ...), `unparsed` when the judge gave none.
@@ -105,7 +70,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     });
     let mut report = with_run_fields(report, &run, &trust);
     if let Some(path) = &args.ppi_labels {
-        report["ppi_win_rate_a"] = ppi_win_rate(path, rows, (&name_a, &name_b), args.ppi_alpha)?;
+        let labels = PairLabels::read(path)?;
+        let scores = rows.iter().map(|r| (r.id.as_str(), r.s_a));
+        report["ppi_win_rate_a"] = ppi_win_rate(&labels, path, scores, (&name_a, &name_b), args.ppi_alpha)?;
     }
     run.write_report("compare.json", &report)?;
     let mut csv = csv::Writer::from_path(run.out_dir().join("questions.csv"))?;

@@ -123,3 +123,41 @@ pub fn with_run_fields(report: serde_json::Value, run: &DiceRun, trust: &TrustRe
     let provenance = serde_json::json!({ "provenance": ragjudge_report::Provenance::of_this_process() });
     with_fields(with_fields(report, run.report_fields(trust)), provenance)
 }
+
+/// The prediction-powered win rate of `a` over `b` (a tie counts one half; Angelopoulos et al.
+/// 2023): questions with a human label in `labels` give (human outcome, s_A), the others s_A
+/// alone; `scores` are (question, s_A) of the judged questions.
+pub fn ppi_win_rate<'q>(
+    labels: &ragjudge_dice::labels::PairLabels,
+    path: &std::path::Path,
+    scores: impl Iterator<Item = (&'q str, f64)>,
+    (a, b): (&str, &str),
+    alpha: f64,
+) -> Result<serde_json::Value> {
+    use ragjudge_dice::labels::Label;
+    let (mut y, mut yhat, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for (question, s_a) in scores {
+        match labels.get(&(question.to_string(), a.to_string(), b.to_string())) {
+            Some(l) => {
+                y.push(match l {
+                    Label::A => 1.0,
+                    Label::B => 0.0,
+                    Label::Tie => 0.5,
+                });
+                yhat.push(s_a);
+            }
+            None => rest.push(s_a),
+        }
+    }
+    let est = ragjudge_stats::ppi::ppi_mean(&y, &yhat, &rest, alpha, None).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: {} judged questions of {a} vs {b} have a label and {} do not; prediction-powered inference needs at least 2 and 1 ({e})",
+            path.display(),
+            y.len(),
+            rest.len()
+        )
+    })?;
+    Ok(
+        serde_json::json!({"system_a": a, "system_b": b, "alpha": alpha, "labels": path.display().to_string(), "estimate": est}),
+    )
+}

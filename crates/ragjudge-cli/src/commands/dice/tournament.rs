@@ -1,7 +1,7 @@
 //! `ragjudge tournament`: DICE matches among many systems (DICE §3.3), paired Swiss-style by
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
-use super::{conclude, with_run_fields, DiceArgs};
+use super::{conclude, ppi_win_rate, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::Record;
@@ -55,6 +55,14 @@ pub struct TournamentArgs {
     /// Print the leaderboard as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Human pairwise labels of some questions (JSONL `{"id", "system_a", "system_b", "label"}`):
+    /// for every pair of systems with at least two labelled and one unlabelled judged question,
+    /// the first's prediction-powered win rate, the judge's s as the prediction.
+    #[arg(long, value_name = "FILE")]
+    pub ppi_labels: Option<PathBuf>,
+    /// Error level of the prediction-powered intervals.
+    #[arg(long, default_value_t = 0.1)]
+    pub ppi_alpha: f64,
 }
 
 /// Runs `ragjudge tournament`.
@@ -98,6 +106,10 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         .flat_map(|(i, s)| by_system[s].iter().map(move |r| ((i, r.id.as_str()), r.answer.chars().count() as f64)))
         .collect();
     let lc = length_control(&order, &board.outcomes, |i, q| lengths.get(&(i, q)).copied(), cfg.bt.prior);
+    let ppi = match &args.ppi_labels {
+        Some(path) => Some(ppi_pairs(path, &order, &board.outcomes, args.ppi_alpha)?),
+        None => None,
+    };
     let report = json!({
         "systems": board.systems,
         "rank_by": match rank_by { RankBy::Elo => "elo", RankBy::BradleyTerry => "bt" },
@@ -107,6 +119,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         "failures": failures,
         "matches": board.matches,
         "length_control": lc,
+        "ppi": ppi,
     });
     let report = with_run_fields(report, &run, &trust);
     run.write_report("leaderboard.json", &report)?;
@@ -153,6 +166,25 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         run.out_dir().display()
     );
     print!("{}", render_length_control(&lc));
+    if let Some(p) = &ppi {
+        for r in p["pairs"].as_array().into_iter().flatten() {
+            let e = &r["estimate"];
+            println!(
+                "prediction-powered win rate of {} over {}: {:.3} [{:.3}, {:.3}] ({} labelled, {} unlabelled; labels alone {:.3})",
+                r["system_a"].as_str().unwrap_or_default(),
+                r["system_b"].as_str().unwrap_or_default(),
+                e["ppi"]["estimate"].as_f64().unwrap_or_default(),
+                e["ppi"]["low"].as_f64().unwrap_or_default(),
+                e["ppi"]["high"].as_f64().unwrap_or_default(),
+                e["n"],
+                e["unlabelled"],
+                e["classical"]["estimate"].as_f64().unwrap_or_default()
+            );
+        }
+        for n in p["notes"].as_array().into_iter().flatten() {
+            println!("  {}", n.as_str().unwrap_or_default());
+        }
+    }
     print!("{}", trust.render());
     Ok(())
 }
@@ -177,4 +209,30 @@ fn render_length_control(lc: &LengthControl) -> String {
         out += &format!("  WARNING: the rank of {} depends on answer length\n", lc.length_dependent.join(", "));
     }
     out
+}
+
+/// Per pair of systems that met, the prediction-powered win rate of the first; pairs with too
+/// few labels are listed as notes.
+fn ppi_pairs(
+    path: &std::path::Path,
+    systems: &[String],
+    outcomes: &[ragjudge_dice::bradley_terry::PairOutcome],
+    alpha: f64,
+) -> Result<serde_json::Value> {
+    if !(alpha > 0.0 && alpha < 1.0) {
+        bail!("--ppi-alpha must be in (0, 1), got {alpha}");
+    }
+    let labels = ragjudge_dice::labels::PairLabels::read(path)?;
+    let mut by_pair: std::collections::BTreeMap<(usize, usize), Vec<(&str, f64)>> = Default::default();
+    for o in outcomes {
+        by_pair.entry((o.i, o.j)).or_default().push((o.question.as_str(), o.s_i));
+    }
+    let (mut pairs, mut notes) = (Vec::new(), Vec::new());
+    for ((i, j), scores) in by_pair {
+        match ppi_win_rate(&labels, path, scores.into_iter(), (&systems[i], &systems[j]), alpha) {
+            Ok(v) => pairs.push(v),
+            Err(e) => notes.push(e.to_string()),
+        }
+    }
+    Ok(json!({"pairs": pairs, "notes": notes}))
 }
