@@ -108,10 +108,10 @@ pub fn nugget_scores(labels: &[String], assignments: &[String], ore_denominators
     let weighted_denom =
         if ore_denominators { Some(nv.max(1.0) + 0.5 * no.max(1.0)) } else { Some(nv + 0.5 * no).filter(|d| *d > 0.0) };
     let mut out = NuggetScores::default();
-    for s in 0..2 {
-        let all = denom(n).map(|d| (sums[0][s] + sums[1][s]) / d);
-        let vital = denom(counts[0]).map(|d| sums[0][s] / d);
-        let weighted = weighted_denom.map(|d| (sums[0][s] + 0.5 * sums[1][s]) / d);
+    for (s, (&v, &o)) in sums[0].iter().zip(&sums[1]).enumerate() {
+        let all = denom(n).map(|d| (v + o) / d);
+        let vital = denom(counts[0]).map(|d| v / d);
+        let weighted = weighted_denom.map(|d| (v + 0.5 * o) / d);
         if s == 0 {
             (out.all, out.vital, out.weighted) = (all, vital, weighted);
         } else {
