@@ -146,6 +146,10 @@ fn consistency_sets_get_the_lexical_baseline_and_the_claim_judge() {
     assert_eq!(rows[1]["auc"].as_f64(), Some(0.5));
     assert_eq!(rows[1]["balanced_accuracy"].as_f64(), Some(0.5));
     assert_eq!(server.request_count(), 4);
+    let per_item = std::fs::read_to_string(out.join("consistency-qags.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(per_item.lines().next().unwrap()).unwrap();
+    assert_eq!((first["label"].as_f64(), first["rouge2_precision"].as_f64()), (Some(1.0), Some(1.0)));
+    assert_eq!(first["sentences"].as_array().unwrap().len(), 1);
     let md = std::fs::read_to_string(out.join("judge-eval.md")).unwrap();
     assert!(md.contains("| qags | rouge2_precision (lexical baseline) | 3 | 0 | 1.000 | 1.000 |"), "{md}");
 }

@@ -264,8 +264,19 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
         let started = std::time::Instant::now();
         let mut scores = Vec::with_capacity(items.len());
         let mut sentences = 0usize;
+        let per_item = args.output.join(format!("consistency-{name}.jsonl"));
+        let mut out = std::io::BufWriter::new(
+            std::fs::File::create(&per_item).with_context(|| format!("{}: cannot create", per_item.display()))?,
+        );
         for (done, chunk) in items.chunks(args.batch.max(1)).enumerate() {
-            for r in judge_support(judge, chunk, k) {
+            for (item, r) in chunk.iter().zip(judge_support(judge, chunk, k)) {
+                let line = match &r {
+                    Ok(s) => json!({"id": item.id, "label": item.label, "rouge2_precision": rouge2_precision(item),
+                                    "score": s.score, "sentences": s.sentences}),
+                    Err(e) => json!({"id": item.id, "label": item.label, "error": e.to_string()}),
+                };
+                serde_json::to_writer(&mut out, &line)?;
+                out.write_all(b"\n")?;
                 match r {
                     Ok(s) => {
                         sentences += s.sentences.len();
@@ -277,6 +288,7 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
                     }
                 }
             }
+            out.flush()?;
             eprint!(
                 "\rconsistency on {name}: {}/{} summaries",
                 ((done + 1) * args.batch).min(items.len()),
