@@ -146,6 +146,11 @@ fn consistency_sets_get_the_lexical_baseline_and_the_claim_judge() {
     assert_eq!(rows[1]["auc"].as_f64(), Some(0.5));
     assert_eq!(rows[1]["balanced_accuracy"].as_f64(), Some(0.5));
     assert_eq!(server.request_count(), 4);
+    // Mean aggregation (also 0.8 everywhere), then its average with ROUGE-2 precision:
+    // (0.8 + (1, 0, 1/2)) / 2 keeps the labels' order.
+    assert_eq!(rows.len(), 4);
+    assert!(rows[2]["scorer"].as_str().unwrap().contains("mean over sentences"));
+    assert!((rows[3]["spearman"].as_f64().unwrap() - 1.0).abs() < 1e-12);
     let per_item = std::fs::read_to_string(out.join("consistency-qags.jsonl")).unwrap();
     let first: Value = serde_json::from_str(per_item.lines().next().unwrap()).unwrap();
     assert_eq!((first["label"].as_f64(), first["rouge2_precision"].as_f64()), (Some(1.0), Some(1.0)));

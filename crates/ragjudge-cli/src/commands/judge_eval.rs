@@ -263,6 +263,7 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
         let k = if args.premise_sentences == 0 { usize::MAX } else { args.premise_sentences };
         let started = std::time::Instant::now();
         let mut scores = Vec::with_capacity(items.len());
+        let mut means = Vec::with_capacity(items.len());
         let mut sentences = 0usize;
         let per_item = args.output.join(format!("consistency-{name}.jsonl"));
         let mut out = std::io::BufWriter::new(
@@ -281,10 +282,12 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
                     Ok(s) => {
                         sentences += s.sentences.len();
                         scores.push(Some(s.score));
+                        means.push(Some(s.mean()));
                     }
                     Err(e) => {
                         eprintln!("\n  failure: {e}");
                         scores.push(None);
+                        means.push(None);
                     }
                 }
             }
@@ -309,6 +312,13 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
             items.len()
         );
         rows.push(row);
+        // The same supports aggregated by their mean, and that mean averaged with ROUGE-2
+        // precision (equal weights, nothing fitted): no further calls.
+        let scorer = scorer.replace("min over sentences", "mean over sentences");
+        rows.push(consistency_stats(&name, &scorer, &labels, &means, Some(0.5)));
+        let both: Vec<Option<f64>> =
+            means.iter().zip(&lexical).map(|(m, l)| Some((m.as_ref()? + l.as_ref()?) / 2.0)).collect();
+        rows.push(consistency_stats(&name, &format!("({scorer} + rouge2_precision) / 2"), &labels, &both, Some(0.5)));
     }
     Ok(rows)
 }

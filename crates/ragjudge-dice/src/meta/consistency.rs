@@ -104,6 +104,17 @@ pub struct Support {
     pub score: f64,
 }
 
+impl Support {
+    /// The mean support of the summary's sentences (1 for a summary without a sentence).
+    pub fn mean(&self) -> f64 {
+        if self.sentences.is_empty() {
+            1.0
+        } else {
+            self.sentences.iter().sum::<f64>() / self.sentences.len() as f64
+        }
+    }
+}
+
 /// Judges every sentence of each summary against its selected premise (`k` source sentences).
 pub fn judge_support(judge: &Arc<dyn Judge>, items: &[ConsistencyItem], k: usize) -> Vec<Result<Support, ModelError>> {
     let labels = vec!["Yes".to_string(), "No".to_string()];
