@@ -63,13 +63,13 @@ fn a_rank_won_by_length_alone_is_flagged() {
     let systems = vec!["a".to_string(), "b".to_string()];
     let mut outcomes = Vec::new();
     for q in 0..40 {
-        let b_longer = q % 4 != 0;
+        let b_longer = !q.is_multiple_of(4);
         let s_i = if b_longer { 0.1 } else { 0.9 };
         outcomes.push(PairOutcome { question: format!("q{q}"), i: 0, j: 1, s_i, s_j: 1.0 - s_i });
     }
     let length = |system: usize, q: &str| {
         let k: usize = q[1..].parse().unwrap();
-        let b_longer = k % 4 != 0;
+        let b_longer = !k.is_multiple_of(4);
         Some(if (system == 1) == b_longer { 300.0 } else { 100.0 })
     };
     let lc = length_control(&systems, &outcomes, length, 0.0);
