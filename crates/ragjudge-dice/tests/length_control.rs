@@ -62,7 +62,7 @@ fn a_rank_won_by_length_alone_is_flagged() {
     // four and the judge gives the longer answer 0.9.
     let systems = vec!["a".to_string(), "b".to_string()];
     let mut outcomes = Vec::new();
-    for q in 0..40 {
+    for q in 0..40usize {
         let b_longer = !q.is_multiple_of(4);
         let s_i = if b_longer { 0.1 } else { 0.9 };
         outcomes.push(PairOutcome { question: format!("q{q}"), i: 0, j: 1, s_i, s_j: 1.0 - s_i });
