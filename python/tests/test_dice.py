@@ -4,49 +4,28 @@ always prefers the answer shown first, so that swap averaging must turn every qu
 import json
 import math
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import ragjudge
-from conftest import RUNS
+from conftest import RUNS, start_judge
 
 # P(A) = 0.7, P(B) = 0.2, P(C = tie) = 0.1 for every verdict.
 TOP = [("A", math.log(0.7)), ("B", math.log(0.2)), ("C", math.log(0.1))]
 
 
-class Judge(BaseHTTPRequestHandler):
+class Judge:
     calls = 0
 
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+    @staticmethod
+    def reply(body):
         Judge.calls += 1
-        top = [{"token": t, "logprob": lp} for t, lp in TOP]
-        answer = {
-            "id": "x", "object": "chat.completion", "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": "A"},
-                         "logprobs": {"content": [{"token": "A", "logprob": TOP[0][1], "top_logprobs": top}]}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101},
-        }
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        return "A", TOP
 
 
 @pytest.fixture(scope="module")
 def server(monkeypatch_module):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Judge)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
-    t.start()
-    monkeypatch_module.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-    monkeypatch_module.setenv("OPENAI_API_KEY", "test")
+    httpd = start_judge(Judge.reply, monkeypatch_module)
     yield httpd
     httpd.shutdown()
 

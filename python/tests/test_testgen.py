@@ -2,14 +2,13 @@
 questions through a scripted OpenAI-compatible judge on loopback."""
 
 import json
+import math
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import ragjudge
-from conftest import ROOT
+from conftest import ROOT, start_judge
 
 CORPUS = ROOT / "examples" / "corpus" / "docs.jsonl"
 
@@ -31,45 +30,22 @@ def test_dry_run_plan_equals_the_cli(cli, tmp_path):
     assert sum(t["sampled"] for t in got.topics["topics"]) == 12
 
 
-class Judge(BaseHTTPRequestHandler):
+def reply(body):
     """Generation: one factual question quoting the passage's first word; label probabilities:
     P(Yes) = 0.9 for every check (answerable, grounded) and for 'answerable without the passage'
     0.1 (the request names general knowledge)."""
-
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        user = body["messages"][-1]["content"]
-        if body.get("logprobs"):
-            p_yes = 0.1 if "general knowledge" in user else 0.9
-            import math
-            top = [{"token": "Yes", "logprob": math.log(p_yes)}, {"token": "No", "logprob": math.log(1 - p_yes)}]
-            msg = {"role": "assistant", "content": "Yes"}
-            logprobs = {"content": [{"token": "Yes", "logprob": top[0]["logprob"], "top_logprobs": top}]}
-        else:
-            passage = user.splitlines()[1] if len(user.splitlines()) > 1 else user
-            word = (passage.split() or ["it"])[0].strip('",.')
-            text = json.dumps({"question": f"What does the passage say about {word}?", "answer": passage[:80]})
-            msg, logprobs = {"role": "assistant", "content": text}, None
-        answer = {"id": "x", "object": "chat.completion", "model": body["model"],
-                  "choices": [{"index": 0, "finish_reason": "stop", "message": msg, "logprobs": logprobs}],
-                  "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}}
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+    user = body["messages"][-1]["content"]
+    if body.get("logprobs"):
+        p_yes = 0.1 if "general knowledge" in user else 0.9
+        return "Yes", [("Yes", math.log(p_yes)), ("No", math.log(1 - p_yes))]
+    passage = user.splitlines()[1] if len(user.splitlines()) > 1 else user
+    word = (passage.split() or ["it"])[0].strip('",.')
+    return json.dumps({"question": f"What does the passage say about {word}?", "answer": passage[:80]}), None
 
 
 @pytest.fixture
 def judge_server(monkeypatch):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Judge)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    httpd = start_judge(reply, monkeypatch)
     yield httpd
     httpd.shutdown()
 

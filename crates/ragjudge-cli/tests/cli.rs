@@ -671,45 +671,37 @@ fn score_ppi_joins_labels_and_falls_back_to_the_labels_when_the_metric_is_consta
     assert_one_line_error(&o, "`nope` is not a column");
 }
 
-#[test]
-fn compare_estimates_a_prediction_powered_win_rate_from_a_few_labels() {
+/// Runs `command` (with its own options) on oracle against wrong over the first 4 questions, one
+/// order and no reasoning, with `labels` (JSONL lines) as `--ppi-labels`, against a judge whose
+/// verdict is always a hard A (s = 1 for the answer shown first); returns the JSON output.
+fn ppi_with_a_first_judge(command: &[&str], labels: &str) -> Value {
     use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
-    // Every question a hard win for A (s_A = 1), as in the test above.
-    let server = TestServer::start(Script::always(Behavior::Normal(
-        Normal::text("Category A: fully correct\nCategory B: incorrect").with_top_logprobs(&[
-            ("A", -0.05),
-            ("B", -3.5),
-            ("C", -4.0),
-        ]),
-    )));
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("A").with_top_logprobs(&[
+        ("A", -0.05),
+        ("B", -3.5),
+        ("C", -4.0),
+    ]))));
     let root = repo_root();
     let (a, b) = (root.join("examples/runs/oracle.jsonl"), root.join("examples/runs/wrong.jsonl"));
     let dir = tempfile::tempdir().unwrap();
-    // People agree on q01 and disagree on q02; q03 and q04 are unlabelled.
-    let labels = write(
-        dir.path(),
-        "labels.jsonl",
-        "{\"id\": \"q01\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"A\"}\n{\"id\": \"q02\", \"system_a\": \"wrong\", \"system_b\": \"oracle\", \"label\": \"A\"}\n",
-    );
-    let out = dir.path().join("match").display().to_string();
-    let args = [
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--output",
-        &out,
-        "--no-cache",
-        "--limit",
-        "4",
-        "--no-swap",
-        "--no-reasoning",
-        "--ppi-labels",
-        &labels,
-        "--json",
-    ];
+    let labels = write(dir.path(), "labels.jsonl", labels);
+    let out = dir.path().join("out").display().to_string();
+    let mut args = vec![command[0], a.to_str().unwrap(), b.to_str().unwrap()];
+    args.extend(&command[1..]);
+    args.extend(["--output", &out, "--no-cache", "--limit", "4", "--no-swap", "--no-reasoning"]);
+    args.extend(["--ppi-labels", &labels, "--json"]);
     let o = ragjudge_http(&server.base_url(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn compare_estimates_a_prediction_powered_win_rate_from_a_few_labels() {
+    // People agree on q01 and disagree on q02; q03 and q04 are unlabelled.
+    let v = ppi_with_a_first_judge(
+        &["compare"],
+        "{\"id\": \"q01\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"A\"}\n{\"id\": \"q02\", \"system_a\": \"wrong\", \"system_b\": \"oracle\", \"label\": \"A\"}\n",
+    );
     let e = &v["ppi_win_rate_a"]["estimate"];
     // Y = (1, 0) (q02's label is for wrong over oracle), every s_A = 1: the predictions have no
     // variance, lambda = 0, and the estimate is the labels' mean 0.5 with se 0.5 / sqrt(2).
@@ -721,42 +713,11 @@ fn compare_estimates_a_prediction_powered_win_rate_from_a_few_labels() {
 
 #[test]
 fn tournament_gives_prediction_powered_win_rates_per_pair() {
-    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
-    let server = TestServer::start(Script::always(Behavior::Normal(Normal::text("A").with_top_logprobs(&[
-        ("A", -0.05),
-        ("B", -3.5),
-        ("C", -4.0),
-    ]))));
-    let root = repo_root();
-    let (a, b) = (root.join("examples/runs/oracle.jsonl"), root.join("examples/runs/wrong.jsonl"));
-    let dir = tempfile::tempdir().unwrap();
     // People call q01 and q02 ties; q03 and q04 are unlabelled.
-    let labels = write(
-        dir.path(),
-        "labels.jsonl",
+    let v = ppi_with_a_first_judge(
+        &["tournament", "--format", "round-robin"],
         "{\"id\": \"q01\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"tie\"}\n{\"id\": \"q02\", \"system_a\": \"oracle\", \"system_b\": \"wrong\", \"label\": \"tie\"}\n",
     );
-    let out = dir.path().join("t").display().to_string();
-    let args = [
-        "tournament",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--format",
-        "round-robin",
-        "--output",
-        &out,
-        "--no-cache",
-        "--limit",
-        "4",
-        "--no-swap",
-        "--no-reasoning",
-        "--ppi-labels",
-        &labels,
-        "--json",
-    ];
-    let o = ragjudge_http(&server.base_url(), &args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let pair = &v["ppi"]["pairs"][0];
     let e = &pair["estimate"];
     // Every judged s is 1 for the system shown first: no variance, lambda 0, and the estimate

@@ -270,9 +270,10 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
             std::fs::File::create(&per_item).with_context(|| format!("{}: cannot create", per_item.display()))?,
         );
         for (done, chunk) in items.chunks(args.batch.max(1)).enumerate() {
-            for (item, r) in chunk.iter().zip(judge_support(judge, chunk, k)) {
+            let first = done * args.batch.max(1);
+            for (j, (item, r)) in chunk.iter().zip(judge_support(judge, chunk, k)).enumerate() {
                 let line = match &r {
-                    Ok(s) => json!({"id": item.id, "label": item.label, "rouge2_precision": rouge2_precision(item),
+                    Ok(s) => json!({"id": item.id, "label": item.label, "rouge2_precision": lexical[first + j],
                                     "score": s.score, "sentences": s.sentences}),
                     Err(e) => json!({"id": item.id, "label": item.label, "error": e.to_string()}),
                 };
@@ -292,11 +293,7 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
                 }
             }
             out.flush()?;
-            eprint!(
-                "\rconsistency on {name}: {}/{} summaries",
-                ((done + 1) * args.batch).min(items.len()),
-                items.len()
-            );
+            eprint!("\rconsistency on {name}: {}/{} summaries", (first + chunk.len()), items.len());
         }
         let scorer = if args.premise_sentences == 0 {
             "judge P(Yes), whole source, min over sentences".to_string()

@@ -2,7 +2,7 @@
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use super::{conclude, ppi_win_rate, with_run_fields, DiceArgs};
+use super::{check_ppi_alpha, conclude, ppi_win_rate, render_ppi_win_rate, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
@@ -41,9 +41,7 @@ fn category(c: Option<ragjudge_dice::judgement::Category>) -> Option<String> {
 
 /// Runs `ragjudge compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
-    if !(args.ppi_alpha > 0.0 && args.ppi_alpha < 1.0) {
-        bail!("--ppi-alpha must be in (0, 1), got {}", args.ppi_alpha);
-    }
+    check_ppi_alpha(args.ppi_alpha)?;
     let a = args.dice.shard.select(read_run(&args.a)?);
     let b_records = args.dice.shard.select(read_run(&args.b)?);
     let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
@@ -102,18 +100,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             run.out_dir().display()
         );
         if let Some(p) = report.get("ppi_win_rate_a") {
-            let e = &p["estimate"];
-            println!(
-                "prediction-powered win rate of {name_a}: {:.3} [{:.3}, {:.3}] ({} labelled, {} unlabelled; labels alone {:.3} [{:.3}, {:.3}]; lambda {:.2})",
-                e["ppi"]["estimate"].as_f64().unwrap_or(f64::NAN),
-                e["ppi"]["low"].as_f64().unwrap_or(f64::NAN),
-                e["ppi"]["high"].as_f64().unwrap_or(f64::NAN),
-                e["n"], e["unlabelled"],
-                e["classical"]["estimate"].as_f64().unwrap_or(f64::NAN),
-                e["classical"]["low"].as_f64().unwrap_or(f64::NAN),
-                e["classical"]["high"].as_f64().unwrap_or(f64::NAN),
-                e["lambda"].as_f64().unwrap_or(f64::NAN),
-            );
+            println!("{}", render_ppi_win_rate(p));
         }
         print!("{}", trust.render());
     }

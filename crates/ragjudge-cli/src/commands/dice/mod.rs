@@ -124,6 +124,36 @@ pub fn with_run_fields(report: serde_json::Value, run: &DiceRun, trust: &TrustRe
     with_fields(with_fields(report, run.report_fields(trust)), provenance)
 }
 
+/// Refuses an error level of prediction-powered intervals outside (0, 1), before any judging.
+pub fn check_ppi_alpha(alpha: f64) -> Result<()> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        anyhow::bail!("--ppi-alpha must be in (0, 1), got {alpha}")
+    }
+}
+
+/// One line of a [`ppi_win_rate`] result: the estimate with its interval, the counts, the
+/// labels-only estimate and lambda.
+pub fn render_ppi_win_rate(v: &serde_json::Value) -> String {
+    let e = &v["estimate"];
+    let f = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
+    format!(
+        "prediction-powered win rate of {} over {}: {:.3} [{:.3}, {:.3}] ({} labelled, {} unlabelled; labels alone {:.3} [{:.3}, {:.3}]; lambda {:.2})",
+        v["system_a"].as_str().unwrap_or_default(),
+        v["system_b"].as_str().unwrap_or_default(),
+        f(&e["ppi"]["estimate"]),
+        f(&e["ppi"]["low"]),
+        f(&e["ppi"]["high"]),
+        e["n"],
+        e["unlabelled"],
+        f(&e["classical"]["estimate"]),
+        f(&e["classical"]["low"]),
+        f(&e["classical"]["high"]),
+        f(&e["lambda"]),
+    )
+}
+
 /// The prediction-powered win rate of `a` over `b` (a tie counts one half; Angelopoulos et al.
 /// 2023): questions with a human label in `labels` give (human outcome, s_A), the others s_A
 /// alone; `scores` are (question, s_A) of the judged questions.

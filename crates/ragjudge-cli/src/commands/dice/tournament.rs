@@ -1,7 +1,7 @@
 //! `ragjudge tournament`: DICE matches among many systems (DICE §3.3), paired Swiss-style by
 //! Elo or round robin, ranked by Elo or Bradley-Terry with bootstrap intervals.
 
-use super::{conclude, ppi_win_rate, with_run_fields, DiceArgs};
+use super::{check_ppi_alpha, conclude, ppi_win_rate, render_ppi_win_rate, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::Record;
@@ -67,6 +67,7 @@ pub struct TournamentArgs {
 
 /// Runs `ragjudge tournament`.
 pub fn run(args: &TournamentArgs) -> Result<()> {
+    check_ppi_alpha(args.ppi_alpha)?;
     let format = match args.format {
         FormatArg::Swiss => Format::Swiss,
         FormatArg::RoundRobin => Format::RoundRobin,
@@ -168,18 +169,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     print!("{}", render_length_control(&lc));
     if let Some(p) = &ppi {
         for r in p["pairs"].as_array().into_iter().flatten() {
-            let e = &r["estimate"];
-            println!(
-                "prediction-powered win rate of {} over {}: {:.3} [{:.3}, {:.3}] ({} labelled, {} unlabelled; labels alone {:.3})",
-                r["system_a"].as_str().unwrap_or_default(),
-                r["system_b"].as_str().unwrap_or_default(),
-                e["ppi"]["estimate"].as_f64().unwrap_or_default(),
-                e["ppi"]["low"].as_f64().unwrap_or_default(),
-                e["ppi"]["high"].as_f64().unwrap_or_default(),
-                e["n"],
-                e["unlabelled"],
-                e["classical"]["estimate"].as_f64().unwrap_or_default()
-            );
+            println!("{}", render_ppi_win_rate(r));
         }
         for n in p["notes"].as_array().into_iter().flatten() {
             println!("  {}", n.as_str().unwrap_or_default());
@@ -219,9 +209,6 @@ fn ppi_pairs(
     outcomes: &[ragjudge_dice::bradley_terry::PairOutcome],
     alpha: f64,
 ) -> Result<serde_json::Value> {
-    if !(alpha > 0.0 && alpha < 1.0) {
-        bail!("--ppi-alpha must be in (0, 1), got {alpha}");
-    }
     let labels = ragjudge_dice::labels::PairLabels::read(path)?;
     let mut by_pair: std::collections::BTreeMap<(usize, usize), Vec<(&str, f64)>> = Default::default();
     for o in outcomes {

@@ -22,9 +22,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     if args.ppi_labels.is_some() && args.output.is_none() {
         bail!("--ppi-labels needs --output: the estimates are computed from the written per-record scores");
     }
-    if !(args.ppi_alpha > 0.0 && args.ppi_alpha < 1.0) {
-        bail!("--ppi-alpha must be in (0, 1), got {}", args.ppi_alpha);
-    }
+    crate::commands::dice::check_ppi_alpha(args.ppi_alpha)?;
     let mut settings = args.metric_settings()?;
     let names = split_arguments(&args.metrics, &mut settings)?;
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
