@@ -183,13 +183,13 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
 /// answer length.
 fn render_length_control(lc: &LengthControl) -> String {
     let mut out = format!(
-        "length control (Bradley-Terry with a length term): gamma {:+.3} ({} longer answers)\n",
+        "length control (Bradley-Terry refitted on the same outcomes, with and without a length term): gamma {:+.3} ({} longer answers)\n",
         lc.fit.gamma,
         if lc.fit.gamma > 0.0 { "the judge favours" } else { "the judge does not favour" }
     );
     for s in &lc.systems {
         out += &format!(
-            "  {:<16} bt {:>7.3} (rank {}) -> controlled {:>7.3} (rank {}); mean length {:.0}\n",
+            "  {:<16} refit {:>7.3} (rank {}) -> length taken out {:>7.3} (rank {}); mean length {:.0}\n",
             s.system, s.bt, s.rank, s.bt_lc, s.rank_lc, s.mean_length
         );
     }
