@@ -330,6 +330,7 @@ def compare(
     judge: str = DEFAULT_JUDGE,
     *,
     output: Optional[PathLike] = None,
+    protocol: str = "dice",
     reasoning: bool = True,
     swap: bool = True,
     tau: float = 0.1,
@@ -342,11 +343,13 @@ def compare(
     threads: Optional[int] = None,
 ) -> MatchResult:
     """A DICE match between two systems' records, joined on ``id`` (``ragjudge compare``).
-    Traces and labels go to ``output`` (default: a new temporary directory)."""
+    ``protocol`` is ``dice`` or one of the protocols for small judges (``two-label``,
+    ``pointwise``, ``claims``, ``ensemble``; see docs/judge-eval.md). Traces, labels and, for the
+    other protocols, ``verdicts.jsonl`` go to ``output`` (default: a new temporary directory)."""
     out = _dice_output(output)
     report, questions, trust = _native.compare(
-        _json_lines(_load(a)), _json_lines(_load(b)), out, judge=judge, reasoning=reasoning, swap=swap, tau=tau,
-        limit=limit, ids=list(ids), lang=lang, debias=debias, cache=None if cache is None else os.fspath(cache),
+        _json_lines(_load(a)), _json_lines(_load(b)), out, judge=judge, protocol=protocol, reasoning=reasoning,
+        swap=swap, tau=tau, limit=limit, ids=list(ids), lang=lang, debias=debias, cache=None if cache is None else os.fspath(cache),
         no_cache=no_cache, threads=threads,
     )
     return MatchResult(json.loads(report), pd.DataFrame(json.loads(questions)), trust, out)
@@ -357,6 +360,7 @@ def tournament(
     judge: str = DEFAULT_JUDGE,
     *,
     output: Optional[PathLike] = None,
+    protocol: str = "dice",
     format: str = "swiss",
     rounds: Optional[int] = None,
     rank_by: str = "bt",
@@ -373,7 +377,8 @@ def tournament(
     threads: Optional[int] = None,
 ) -> TournamentResult:
     """A DICE tournament among the systems of ``runs`` (records of several systems, or run files),
-    Swiss or round robin, ranked by Bradley-Terry (``rank_by="bt"``) or Elo (``ragjudge tournament``)."""
+    Swiss or round robin, ranked by Bradley-Terry (``rank_by="bt"``) or Elo (``ragjudge tournament``);
+    ``protocol`` as for :func:`compare`."""
     if _is_paths(runs):
         paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
         lines = [line for p in paths for line in _json_lines(_load(p))]
@@ -381,7 +386,7 @@ def tournament(
         lines = _json_lines(runs)
     out = _dice_output(output)
     report, trust = _native.tournament(
-        lines, out, judge=judge, format=format, rounds=rounds, rank_by=rank_by, seed=seed, reasoning=reasoning,
+        lines, out, judge=judge, protocol=protocol, format=format, rounds=rounds, rank_by=rank_by, seed=seed, reasoning=reasoning,
         swap=swap, tau=tau, limit=limit, ids=list(ids), lang=lang, debias=debias,
         cache=None if cache is None else os.fspath(cache), no_cache=no_cache, threads=threads,
     )

@@ -5,7 +5,7 @@ use crate::error::{record_error, runtime_error, value_error, Origin};
 use pyo3::prelude::*;
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, Format, InputError, ReadOptions, Record, RecordReader};
-use ragjudge_dice::run::{index_by_id, with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::run::{index_by_id, run_protocol, with_fields, DiceRun, DiceRunOptions};
 use ragjudge_dice::tournament::{run as run_tournament, Format as TourFormat, RankBy, TournamentConfig};
 use ragjudge_eval::models::backends::judge_or_dry_run;
 use ragjudge_eval::models::JudgeSettings;
@@ -43,6 +43,7 @@ struct DiceSetup {
 #[allow(clippy::too_many_arguments)]
 fn setup(
     judge: String,
+    protocol: &str,
     output: PathBuf,
     reasoning: bool,
     swap: bool,
@@ -61,8 +62,20 @@ fn setup(
         "zh" => Some(Lang::Zh),
         other => return Err(value_error(format!("lang must be auto, en or zh, got `{other}`"))),
     };
+    let protocol = run_protocol(protocol).map_err(value_error)?;
     let judge = crate::error::judge_settings(judge, cache, no_cache, threads);
-    let opts = DiceRunOptions { tau, reasoning, swap, lang, limit, ids, debias, dry_run: false, output: Some(output) };
+    let opts = DiceRunOptions {
+        tau,
+        protocol,
+        reasoning,
+        swap,
+        lang,
+        limit,
+        ids,
+        debias,
+        output: Some(output),
+        ..DiceRunOptions::default()
+    };
     Ok(DiceSetup { judge, opts })
 }
 
@@ -77,7 +90,7 @@ fn finish(run: &DiceRun, report: Value) -> (Value, String) {
 /// go to `output`.
 #[pyfunction]
 #[pyo3(signature = (
-    a, b, output, *, judge="local:qwen2.5-1.5b".to_string(), reasoning=true, swap=true, tau=0.1,
+    a, b, output, *, judge="local:qwen2.5-1.5b".to_string(), protocol="dice", reasoning=true, swap=true, tau=0.1,
     limit=None, ids=Vec::new(), lang="auto", debias=false, cache=None, no_cache=false, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -87,6 +100,7 @@ pub fn compare(
     b: Vec<String>,
     output: PathBuf,
     judge: String,
+    protocol: &str,
     reasoning: bool,
     swap: bool,
     tau: f64,
@@ -100,7 +114,7 @@ pub fn compare(
 ) -> PyResult<(String, String, String)> {
     let a = read_records(a).map_err(|e| record_error(py, &e, Origin::Memory))?;
     let b_records = read_records(b).map_err(|e| record_error(py, &e, Origin::Memory))?;
-    let s = setup(judge, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
+    let s = setup(judge, protocol, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
     let out = py.detach(move || -> Result<(String, String, String), String> {
         let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
         let (name_a, name_b) = match (a.first(), b_records.first()) {
@@ -143,7 +157,7 @@ pub fn compare(
 /// `(report_json, trust_text)`; `leaderboard.json`, traces and labels go to `output`.
 #[pyfunction]
 #[pyo3(signature = (
-    records, output, *, judge="local:qwen2.5-1.5b".to_string(), format="swiss", rounds=None,
+    records, output, *, judge="local:qwen2.5-1.5b".to_string(), protocol="dice", format="swiss", rounds=None,
     rank_by="bt", seed=0, reasoning=true, swap=true, tau=0.1, limit=None, ids=Vec::new(),
     lang="auto", debias=false, cache=None, no_cache=false, threads=None
 ))]
@@ -153,6 +167,7 @@ pub fn tournament(
     records: Vec<String>,
     output: PathBuf,
     judge: String,
+    protocol: &str,
     format: &str,
     rounds: Option<usize>,
     rank_by: &str,
@@ -179,7 +194,7 @@ pub fn tournament(
         other => return Err(value_error(format!("rank_by must be bt or elo, got `{other}`"))),
     };
     let records = read_records(records).map_err(|e| record_error(py, &e, Origin::Memory))?;
-    let s = setup(judge, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
+    let s = setup(judge, protocol, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
     let out = py.detach(move || -> Result<(String, String), String> {
         let mut order: Vec<String> = Vec::new();
         let mut by_system: HashMap<String, Vec<Record>> = HashMap::new();

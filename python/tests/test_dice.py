@@ -79,3 +79,28 @@ def test_a_bad_record_in_a_match_raises(server, tmp_path):
         ragjudge.compare([{"id": "q1", "query": "q", "answer": "a"}, {"id": "q2", "answer": "a"}],
                          [{"id": "q1", "query": "q", "answer": "b"}], judge="openai:scripted", output=tmp_path)
     assert (e.value.index, e.value.field) == (1, "query")
+
+
+def test_a_claims_tournament_grades_each_answer_once(tmp_path, monkeypatch):
+    # Every claim check: P(Yes) = 0.8. An answer with claims has p = c = 0.8 and utility
+    # 0.8 * (0.8 + 0.2 / 2) - 0.2 = 0.52; abstain declines on both questions (utility 0).
+    calls = []
+
+    def reply(body):
+        calls.append(body)
+        return "Yes", [("Yes", math.log(0.8)), ("No", math.log(0.2))]
+
+    httpd = start_judge(reply, monkeypatch)
+    try:
+        t = ragjudge.tournament([str(p) for p in RUNS], judge="openai:scripted", output=tmp_path,
+                                protocol="claims", format="round-robin", ids=["q01", "q04"], no_cache=True)
+    finally:
+        httpd.shutdown()
+    # Checks (support per claim + coverage per reference sentence): oracle 4, partial 3, wrong 3
+    # on each of q01 and q04; each answer graded once across its three matches.
+    assert t.report["judge_calls"] == 20 and len(calls) == 20
+    assert t.report["protocol"] == "claims"
+    assert list(t.leaderboard["system"])[-1] == "abstain"
+    assert len((tmp_path / "verdicts.jsonl").read_text().splitlines()) == 12
+    with pytest.raises(ValueError, match="unknown protocol `vibes`"):
+        ragjudge.compare(str(RUNS[0]), str(RUNS[1]), judge="openai:scripted", output=tmp_path, protocol="vibes")

@@ -5,20 +5,9 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use std::process::{Command, Output};
 
 /// `ragjudge args... --judge openai:test-model` against the test server at `base_url`, without an
 /// API key.
-fn ragjudge_http(base_url: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-        .args(args)
-        .args(["--judge", "openai:test-model"])
-        .env("OPENAI_BASE_URL", base_url)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .expect("run ragjudge")
-}
-
 const ONE_RECORD: &str = r#"{"id": "q1", "system": "s", "query": "Where did the cat sit?", "answer": "the cat sat", "reference": "the cat sat on the mat", "contexts": [{"text": "a", "relevance": 3}, {"text": "b", "relevance": 0}, {"text": "c", "relevance": 2}]}
 "#;
 

@@ -19,10 +19,10 @@ const SEMANTIC_SIMILARITY_Q1: f64 = 0.8431950211524963;
 #[cfg(feature = "candle")]
 const BERTSCORE_F1_Q1_RUNS_1_3: f64 = 0.06817207011226845;
 
-/// Every label call (no-answer, entailment) reads these first-token logprobs: P(yes) =
-/// 0.75 / (0.75 + 0.25) = 0.75.
-fn yes_no_logprobs() -> [(&'static str, f64); 2] {
-    [("yes", 0.75f64.ln()), ("no", 0.25f64.ln())]
+/// Every label call (no-answer: `yes` / `no`, entailment: `Yes` / `No`) reads these first-token
+/// logprobs: P(yes) = P(Yes) = 0.75 / (0.75 + 0.25) = 0.75.
+fn yes_no_logprobs() -> [(&'static str, f64); 4] {
+    [("yes", 0.75f64.ln()), ("no", 0.25f64.ln()), ("Yes", 0.75f64.ln()), ("No", 0.25f64.ln())]
 }
 
 /// The judge's answer to one request, chosen by the prompt's content.

@@ -84,13 +84,16 @@ pub struct PairLabel {
 }
 
 impl PairLabel {
-    /// The label line of a judged pair with DICE score `s_a`.
+    /// The label line of a judged pair with DICE score `s_a`: the argmax of its probabilities,
+    /// and a tie when A and B are exactly even (a protocol without a tie label saying "no
+    /// preference").
     pub fn of(j: &PairJudgement, s_a: f64) -> Self {
+        let even = j.probs.a == j.probs.b && j.probs.tie == 0.0;
         PairLabel {
             id: j.question_id.clone(),
             system_a: j.system_a.clone(),
             system_b: j.system_b.clone(),
-            label: Label::ALL[j.probs.argmax()],
+            label: if even { Label::Tie } else { Label::ALL[j.probs.argmax()] },
             s_a,
             probs: j.probs,
         }

@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod bradley_terry;
 pub mod calibration;
+pub mod claims;
 pub mod elo;
 pub mod judgement;
 pub mod labels;

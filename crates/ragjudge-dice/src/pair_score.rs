@@ -32,7 +32,8 @@ pub enum PairScoreError {
 }
 
 /// Scores `j`: each order in presentation terms (the swapped order shows the second system
-/// first), then the two orders averaged with the swapped one mapped back.
+/// first), then the two orders averaged with the swapped one mapped back; a judgement without
+/// orders (a pointwise protocol) is scored from its pair probabilities.
 pub fn score_pair(scorer: &DiceScorer, j: &PairJudgement) -> Result<ScoredPair, PairScoreError> {
     let scored = j
         .orders
@@ -43,6 +44,8 @@ pub fn score_pair(scorer: &DiceScorer, j: &PairJudgement) -> Result<ScoredPair, 
         })
         .collect::<Result<Vec<_>, _>>()?;
     let (s_a, consistent) = match scored.as_slice() {
+        // A pointwise protocol: no presentation order, the pair's probabilities are its verdict.
+        [] if j.orders.is_empty() => (scorer.score_probs(j.probs.a, j.probs.b, j.probs.tie)?.s_a, true),
         [one] => (one.s_a, true),
         [ab, ba] => {
             let avg = swap_average(ab, ba);

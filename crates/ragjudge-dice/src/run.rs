@@ -4,8 +4,12 @@
 //! kept, and the judge-trust report over everything judged.
 
 use crate::calibration::{estimate_with, LabelPrior};
-use crate::judgement::{JudgeOptions, PairJudgement, PairwiseJudge};
+use crate::judgement::{JudgeOptions, Order, OrderJudgement, PairJudgement, PairwiseJudge, Probs};
 use crate::labels::PairLabel;
+use crate::meta::items::{PairItem, Side};
+use crate::meta::protocol::{
+    grade_sides, judge_items, verdict_of_grades, AnswerGrade, Protocol, ProtocolSettings, Verdict,
+};
 use crate::pair_score::{score_pair, ScoredPair};
 use crate::prompts::choose_lang;
 use crate::scoring::{DiceScorer, ScoringError};
@@ -14,7 +18,7 @@ use crate::traces::TraceWriter;
 use crate::trust::{trust_report, TrustItem, TrustReport};
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, InputError, ReadOptions, Record, RecordReader};
-use ragjudge_models::{Judge, ModelError, Usage};
+use ragjudge_models::{Judge, LabelProbs, ModelError, ProbSource, Usage};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -51,6 +55,14 @@ pub enum DiceRunError {
         /// The first failure's reason, as a JSON string.
         first: String,
     },
+    /// An option that only DICE's own protocol has, set with another protocol.
+    #[error("{option} applies to the dice protocol only (not {protocol})")]
+    DiceOnly {
+        /// The option.
+        option: &'static str,
+        /// The protocol chosen.
+        protocol: &'static str,
+    },
     /// The runs share no question (after the id filter and limit).
     #[error("the runs share no question id (after --ids / --limit)")]
     NothingShared,
@@ -61,6 +73,11 @@ pub enum DiceRunError {
 pub struct DiceRunOptions {
     /// Margin below which a verdict is scored softly.
     pub tau: f64,
+    /// How each pair is judged: DICE's three labels (`Dice`, stage I per `reasoning`), or one
+    /// of the protocols for small judges (`meta::protocol`), scored the same way.
+    pub protocol: Protocol,
+    /// Sentences per premise of a claim check (`Protocol::Claims`).
+    pub premise_sentences: usize,
     /// Run stage I (the judge's analysis) before the verdict.
     pub reasoning: bool,
     /// Judge each pair in both orders.
@@ -83,6 +100,8 @@ impl Default for DiceRunOptions {
     fn default() -> Self {
         Self {
             tau: crate::scoring::DEFAULT_TAU,
+            protocol: Protocol::Dice,
+            premise_sentences: crate::claims::DEFAULT_PREMISE_SENTENCES,
             reasoning: true,
             swap: true,
             lang: None,
@@ -218,6 +237,9 @@ struct RunFiles {
     traces_path: PathBuf,
     labels: BufWriter<File>,
     labels_path: PathBuf,
+    /// `verdicts.jsonl`: a protocol's verdicts with their evidence (not for DICE, whose traces
+    /// hold it).
+    verdicts: Option<(BufWriter<File>, PathBuf)>,
 }
 
 fn io_error(path: &Path, e: impl std::fmt::Display) -> DiceRunError {
@@ -226,18 +248,34 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> DiceRunError {
 
 impl RunFiles {
     /// Starts fresh `traces.jsonl` and `labels.jsonl` in `dir` (a re-run rewrites them from the cache).
-    fn create(dir: &Path) -> Result<Self, DiceRunError> {
+    fn create(dir: &Path, protocol: Protocol) -> Result<Self, DiceRunError> {
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, format!("cannot create: {e}")))?;
         let traces_path = dir.join("traces.jsonl");
         let labels_path = dir.join("labels.jsonl");
         let _ = std::fs::remove_file(&traces_path);
         let traces = TraceWriter::append(&traces_path).map_err(|e| io_error(&traces_path, e))?;
         let labels = File::create(&labels_path).map_err(|e| io_error(&labels_path, format!("cannot create: {e}")))?;
-        Ok(Self { traces, traces_path, labels: BufWriter::new(labels), labels_path })
+        let verdicts_path = dir.join("verdicts.jsonl");
+        let _ = std::fs::remove_file(&verdicts_path);
+        let verdicts = if is_dice(protocol) {
+            None
+        } else {
+            let f =
+                File::create(&verdicts_path).map_err(|e| io_error(&verdicts_path, format!("cannot create: {e}")))?;
+            Some((BufWriter::new(f), verdicts_path))
+        };
+        Ok(Self { traces, traces_path, labels: BufWriter::new(labels), labels_path, verdicts })
     }
 
-    fn write(&mut self, j: &PairJudgement, s_a: f64) -> Result<(), DiceRunError> {
+    fn write(&mut self, j: &PairJudgement, s_a: f64, verdict: Option<&Verdict>) -> Result<(), DiceRunError> {
         self.traces.write_pair(j).map_err(|e| io_error(&self.traces_path, e))?;
+        if let (Some((out, path)), Some(v)) = (&mut self.verdicts, verdict) {
+            let line = json!({
+                "id": j.question_id, "system_a": j.system_a, "system_b": j.system_b,
+                "prompt_version": j.prompt_version, "judge": j.judge, "s_a": s_a, "verdict": v,
+            });
+            writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| io_error(path, e))?;
+        }
         let line = serde_json::to_string(&PairLabel::of(j, s_a)).map_err(|e| io_error(&self.labels_path, e))?;
         writeln!(self.labels, "{line}").and_then(|_| self.labels.flush()).map_err(|e| io_error(&self.labels_path, e))
     }
@@ -246,6 +284,11 @@ impl RunFiles {
 /// A DICE run: set up once (judge, scorer, output files), then matches are played through it.
 pub struct DiceRun {
     judge: Arc<dyn Judge>,
+    protocol: Protocol,
+    settings: ProtocolSettings,
+    /// Outputs graded so far by a pointwise protocol, by (question, system, answer): each is
+    /// graded once in a tournament.
+    grades: HashMap<(String, String, String), Result<AnswerGrade, ModelError>>,
     pairwise: PairwiseJudge,
     scorer: DiceScorer,
     files: Option<RunFiles>,
@@ -266,16 +309,27 @@ impl DiceRun {
     /// `OUTPUT/traces.jsonl` and `OUTPUT/labels.jsonl`.
     pub fn new(judge: Arc<dyn Judge>, opts: &DiceRunOptions) -> Result<Self, DiceRunError> {
         let scorer = DiceScorer::new(opts.tau).map_err(DiceRunError::Tau)?;
+        if !is_dice(opts.protocol) {
+            let dice_only =
+                [(opts.debias, "debias"), (!opts.swap, "no swap"), (opts.lang == Some(Lang::Zh), "lang zh")];
+            if let Some((_, option)) = dice_only.iter().find(|(set, _)| *set) {
+                return Err(DiceRunError::DiceOnly { option, protocol: opts.protocol.name() });
+            }
+        }
         let judge_opts =
             JudgeOptions { reasoning: opts.reasoning, swap: opts.swap, lang: opts.lang, ..JudgeOptions::default() };
         // One or two orders, each with or without the stage I analysis.
         let calls_per_pair = (if opts.swap { 2 } else { 1 }) * (if opts.reasoning { 2 } else { 1 });
         let out_dir = opts.output.clone().unwrap_or_default();
-        let files = if opts.dry_run { None } else { Some(RunFiles::create(&out_dir)?) };
+        let files = if opts.dry_run { None } else { Some(RunFiles::create(&out_dir, opts.protocol)?) };
+        let settings = ProtocolSettings { premise_sentences: opts.premise_sentences, ..ProtocolSettings::default() };
         let pairwise = PairwiseJudge::new(Arc::clone(&judge), judge_opts);
         let ids = (!opts.ids.is_empty()).then(|| opts.ids.iter().map(|s| s.trim().to_string()).collect());
         Ok(Self {
             judge,
+            protocol: opts.protocol,
+            settings,
+            grades: HashMap::new(),
             pairwise,
             scorer,
             files,
@@ -309,16 +363,21 @@ impl DiceRun {
         if let (true, None, Some((first, _))) = (self.debias, &self.pairwise.opts.bias, pairs.first()) {
             self.estimate_prior(choose_lang(self.pairwise.opts.lang, &first.query))?;
         }
-        let mut played =
-            Played { rows: Vec::new(), failures: Vec::new(), judge_calls: pairs.len() * self.calls_per_pair };
-        for (pair, result) in pairs.iter().zip(self.pairwise.judge_pairs_many(&pairs)) {
+        let (judged, judge_calls) = if is_dice(self.protocol) {
+            let judged = self.pairwise.judge_pairs_many(&pairs).into_iter().map(|r| r.map(|j| (j, None))).collect();
+            (judged, pairs.len() * self.calls_per_pair)
+        } else {
+            self.judge_with_protocol(&pairs)
+        };
+        let mut played = Played { rows: Vec::new(), failures: Vec::new(), judge_calls };
+        for (pair, result) in pairs.iter().zip(judged) {
             let scored = result
                 .map_err(|e| e.to_string())
-                .and_then(|j| score_pair(&self.scorer, &j).map(|row| (j, row)).map_err(|e| e.to_string()));
+                .and_then(|(j, v)| score_pair(&self.scorer, &j).map(|row| (j, v, row)).map_err(|e| e.to_string()));
             match scored {
-                Ok((j, row)) => {
+                Ok((j, verdict, row)) => {
                     if let Some(files) = &mut self.files {
-                        files.write(&j, row.s_a)?;
+                        files.write(&j, row.s_a, verdict.as_ref())?;
                     }
                     self.judged.push((j, pair.0.answer.chars().count(), pair.1.answer.chars().count()));
                     played.rows.push(row);
@@ -336,6 +395,56 @@ impl DiceRun {
             }
         }
         Ok(played)
+    }
+
+    /// Judges `pairs` with a protocol other than DICE: pointwise protocols grade each output
+    /// not graded yet, once; the verdicts as pair judgements (for scoring, labels and the trust
+    /// report) with the verdicts themselves. Returns them with the model calls they needed
+    /// (cached calls included, as for DICE).
+    #[allow(clippy::type_complexity)]
+    fn judge_with_protocol(
+        &mut self,
+        pairs: &[(&Record, &Record)],
+    ) -> (Vec<Result<(PairJudgement, Option<Verdict>), ModelError>>, usize) {
+        let items: Vec<PairItem> = pairs.iter().map(|(a, b)| pair_item(a, b)).collect();
+        let calls;
+        let verdicts: Vec<Result<Verdict, ModelError>> = if self.protocol.is_pointwise() {
+            let key = |i: &PairItem, s: &Side| (i.id.clone(), s.system.clone().unwrap_or_default(), s.answer.clone());
+            let mut todo: Vec<(&PairItem, &Side)> = Vec::new();
+            let mut queued = HashSet::new();
+            for i in &items {
+                for s in [&i.first, &i.second] {
+                    let k = key(i, s);
+                    if !self.grades.contains_key(&k) && queued.insert(k) {
+                        todo.push((i, s));
+                    }
+                }
+            }
+            let graded = grade_sides(&self.judge, self.protocol, &todo, &self.settings);
+            calls = graded.iter().flatten().map(AnswerGrade::calls).sum();
+            for ((i, s), g) in todo.iter().zip(graded) {
+                self.grades.insert(key(i, s), g);
+            }
+            items
+                .iter()
+                .map(|i| {
+                    let a = self.grades[&key(i, &i.first)].clone()?;
+                    let b = self.grades[&key(i, &i.second)].clone()?;
+                    Ok(verdict_of_grades(a, b, 0.0))
+                })
+                .collect()
+        } else {
+            // Both orders; the ensemble adds two grades per pair.
+            calls = items.len() * if self.protocol == Protocol::Ensemble { 4 } else { 2 };
+            judge_items(&self.judge, self.protocol, &items, &self.settings)
+        };
+        let identity = self.judge.identity();
+        let judged = verdicts
+            .into_iter()
+            .zip(pairs)
+            .map(|(v, (a, b))| v.map(|v| (as_judgement(&v, a, b, self.protocol, &identity), Some(v))))
+            .collect();
+        (judged, calls)
     }
 
     /// Every failed judgement so far.
@@ -404,6 +513,7 @@ impl DiceRun {
     pub fn report_fields(&self, trust: &TrustReport) -> Value {
         json!({
             "judge": self.judge.identity(),
+            "protocol": self.protocol.name(),
             "usage": self.judge.usage(),
             "label_prior": self.prior(),
             "trust": trust,
@@ -420,6 +530,88 @@ impl DiceRun {
         let path = self.out_dir.join(name);
         let text = serde_json::to_string_pretty(report).map_err(|e| io_error(&path, e))?;
         std::fs::write(&path, text).map_err(|e| io_error(&path, e))
+    }
+}
+
+/// The protocol of a run by name: `dice` (stage I per the reasoning option) or one of the
+/// protocols for small judges; `dice-reasoning` is refused (it is `dice` with reasoning).
+pub fn run_protocol(name: &str) -> Result<Protocol, String> {
+    match Protocol::parse(name) {
+        Some(Protocol::DiceReasoning) => Err("use `dice` (stage I runs unless reasoning is off)".into()),
+        Some(p) => Ok(p),
+        None => {
+            let known: Vec<&str> =
+                Protocol::ALL.iter().filter(|p| **p != Protocol::DiceReasoning).map(|p| p.name()).collect();
+            Err(format!("unknown protocol `{}` (known: {})", name.trim(), known.join(", ")))
+        }
+    }
+}
+
+fn is_dice(protocol: Protocol) -> bool {
+    matches!(protocol, Protocol::Dice | Protocol::DiceReasoning)
+}
+
+/// Two records of one question as a pair for the protocols (the reference from either).
+fn pair_item(a: &Record, b: &Record) -> PairItem {
+    let side = |r: &Record| Side {
+        answer: r.answer.clone(),
+        contexts: r.contexts.iter().map(|c| c.text.clone()).collect(),
+        system: Some(r.system.clone()),
+    };
+    PairItem {
+        set: String::new(),
+        id: a.id.clone(),
+        instruction: a.query.clone(),
+        reference: a.reference.clone().or_else(|| b.reference.clone()),
+        first: side(a),
+        second: side(b),
+        gold: crate::meta::items::Outcome::Tie,
+    }
+}
+
+/// A protocol's verdict as a pair judgement: the orders it judged (none for a pointwise
+/// protocol) with A/B probabilities and no tie label, the pair's probabilities `(s, 1 - s, 0)`.
+fn as_judgement(v: &Verdict, a: &Record, b: &Record, protocol: Protocol, judge: &str) -> PairJudgement {
+    let two = |s: f64| Probs { a: s, b: 1.0 - s, tie: 0.0 };
+    let orders: Vec<OrderJudgement> = v
+        .orders
+        .iter()
+        .map(|o| {
+            let label_probs = o.label_probs.clone().unwrap_or_else(|| LabelProbs {
+                labels: Vec::new(),
+                probs: Vec::new(),
+                logits: Vec::new(),
+                label_mass: None,
+                source: ProbSource::Logits,
+            });
+            OrderJudgement {
+                order: Order::of(o.swapped),
+                reasoning: String::new(),
+                category_a: None,
+                category_b: None,
+                category_a_raw: None,
+                category_b_raw: None,
+                probs: two(o.s_first),
+                corrected: None,
+                label_mass: label_probs.label_mass,
+                source: label_probs.source,
+                label_probs,
+            }
+        })
+        .collect();
+    PairJudgement {
+        question_id: a.id.clone(),
+        system_a: a.system.clone(),
+        system_b: b.system.clone(),
+        lang: "en".into(),
+        prompt_version: protocol.prompt_version().into(),
+        judge: judge.into(),
+        reference_free: a.reference.is_none() && b.reference.is_none(),
+        reasoning: false,
+        order_consistent: v.orders.windows(2).all(|w| w[0].outcome == w[1].outcome),
+        orders,
+        probs: two(v.s_first),
+        prior: None,
     }
 }
 

@@ -47,3 +47,58 @@ pub(crate) fn pair(orders: Vec<OrderJudgement>) -> PairJudgement {
         prior: None,
     }
 }
+
+/// A yes/no judge for claim checks: P(Yes) is the value of the first key found in the prompt's
+/// claim (the paragraph before the closing question, without its heading line), 0.5 when none
+/// is; calls are counted.
+pub(crate) struct ScriptedYes {
+    script: Vec<(String, f64)>,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl ScriptedYes {
+    pub(crate) fn new(script: &[(&str, f64)]) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            script: script.iter().map(|(k, p)| (k.to_string(), *p)).collect(),
+            calls: Default::default(),
+        })
+    }
+
+    pub(crate) fn calls(&self) -> u64 {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl ragjudge_models::Judge for ScriptedYes {
+    fn identity(&self) -> String {
+        "scripted:yes".into()
+    }
+    fn generate(
+        &self,
+        _: &ragjudge_models::Prompt,
+        _: &ragjudge_models::GenParams,
+    ) -> Result<ragjudge_models::Generation, ragjudge_models::ModelError> {
+        Err(ragjudge_models::ModelError::Inference("no generation".into()))
+    }
+    fn label_probs(
+        &self,
+        prompt: &ragjudge_models::Prompt,
+        labels: &[String],
+    ) -> Result<LabelProbs, ragjudge_models::ModelError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let user = &prompt.messages.last().expect("a message").content;
+        let paragraphs: Vec<&str> = user.split("\n\n").collect();
+        let claim = paragraphs[paragraphs.len().saturating_sub(2)].split_once('\n').map_or("", |(_, c)| c);
+        let p = self.script.iter().find(|(k, _)| claim.contains(k.as_str())).map_or(0.5, |(_, p)| *p);
+        Ok(LabelProbs {
+            labels: labels.to_vec(),
+            probs: vec![p, 1.0 - p],
+            logits: vec![p.ln(), (1.0 - p).ln()],
+            label_mass: None,
+            source: ProbSource::Logits,
+        })
+    }
+    fn usage(&self) -> ragjudge_models::Usage {
+        ragjudge_models::Usage { calls: self.calls(), prompt_tokens: 0, completion_tokens: 0 }
+    }
+}

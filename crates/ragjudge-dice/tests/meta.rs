@@ -183,7 +183,9 @@ fn pointwise_compares_expected_grades_with_one_call_per_output() {
     // Grades 5 and 2: 0.5 + 3 / 8.
     assert_eq!(v.grades, Some((5.0, 2.0)));
     assert!((v.s_first - 0.875).abs() < 1e-12);
-    assert_eq!((stats.correct, stats.decided, stats.calls), (4, 4, 8));
+    // Eight outputs, four distinct ("good", "bad answer here", "bad", "good, long and
+    // detailed"): each graded once.
+    assert_eq!((stats.correct, stats.decided, stats.calls), (4, 4, 4));
     assert_eq!((stats.order_consistency, stats.first_position), (None, None));
     // Equal grades are a tie at any margin; a margin of 0.4 turns 0.875 into a tie as well.
     let wide = ProtocolSettings { tie_margin: 0.4, ..ProtocolSettings::default() };

@@ -32,6 +32,16 @@ const MAX_BODY: usize = 16 << 20;
 /// A function from the request's JSON body to the answer text.
 pub type ContentFn = Arc<dyn Fn(&Value) -> String + Send + Sync>;
 
+/// Top logprobs computed from the request body (a judge whose verdict depends on the prompt).
+#[derive(Clone)]
+pub struct LogprobsFn(pub Arc<dyn Fn(&Value) -> Vec<(String, f64)> + Send + Sync>);
+
+impl std::fmt::Debug for LogprobsFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LogprobsFn(..)")
+    }
+}
+
 /// The answer text of a [`Behavior::Normal`] response.
 #[derive(Clone)]
 pub enum Content {
@@ -58,6 +68,9 @@ pub struct Normal {
     /// `choices[0].logprobs.content[0].top_logprobs` as (token, logprob); also the first token's
     /// own `token` / `logprob` (the first entry). Empty: the `logprobs` field is `null`.
     pub top_logprobs: Vec<(String, f64)>,
+    /// When set, computes the top logprobs from the request instead (the answer text is then
+    /// their first token).
+    pub logprobs_fn: Option<LogprobsFn>,
     /// `usage.prompt_tokens`.
     pub prompt_tokens: u64,
     /// `usage.completion_tokens`.
@@ -71,6 +84,7 @@ impl Default for Normal {
         Self {
             content: Content::Fixed("A".to_string()),
             top_logprobs: vec![("A".to_string(), -0.1), ("B".to_string(), -2.5)],
+            logprobs_fn: None,
             prompt_tokens: 10,
             completion_tokens: 1,
             delay: Duration::ZERO,
@@ -93,6 +107,11 @@ impl Normal {
     pub fn with_top_logprobs(mut self, top: &[(&str, f64)]) -> Self {
         self.top_logprobs = top.iter().map(|(t, l)| (t.to_string(), *l)).collect();
         self
+    }
+
+    /// An answer whose top logprobs (and text, their first token) are computed from the request.
+    pub fn logprobs_func(f: impl Fn(&Value) -> Vec<(String, f64)> + Send + Sync + 'static) -> Self {
+        Self { logprobs_fn: Some(LogprobsFn(Arc::new(f))), ..Self::default() }
     }
 
     /// The same answer, sent after `delay`.
@@ -419,14 +438,17 @@ fn error_body(message: &str) -> String {
 }
 
 fn completion(n: &Normal, request: &Value, with_logprobs: bool) -> Value {
-    let text = match &n.content {
-        Content::Fixed(s) => s.clone(),
-        Content::Func(f) => f(request),
+    let computed = n.logprobs_fn.as_ref().map(|f| (f.0)(request));
+    let top_logprobs = computed.as_ref().unwrap_or(&n.top_logprobs);
+    let text = match (&n.content, &computed) {
+        (_, Some(top)) => top.first().map(|t| t.0.clone()).unwrap_or_default(),
+        (Content::Fixed(s), None) => s.clone(),
+        (Content::Func(f), None) => f(request),
     };
-    let logprobs = if with_logprobs && !n.top_logprobs.is_empty() {
+    let logprobs = if with_logprobs && !top_logprobs.is_empty() {
         let top: Vec<Value> =
-            n.top_logprobs.iter().map(|(t, l)| json!({"token": t, "logprob": l, "bytes": t.as_bytes()})).collect();
-        let (t0, l0) = &n.top_logprobs[0];
+            top_logprobs.iter().map(|(t, l)| json!({"token": t, "logprob": l, "bytes": t.as_bytes()})).collect();
+        let (t0, l0) = &top_logprobs[0];
         json!({"content": [{"token": t0, "logprob": l0, "bytes": t0.as_bytes(), "top_logprobs": top}]})
     } else {
         Value::Null

@@ -36,13 +36,15 @@ pub struct JudgeEvalArgs {
     /// "system_output", "scores": {"consistency"}}` (UniEval's layout of QAGS and SummEval).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub consistency: Vec<PathBuf>,
-    /// Source sentences shown with each summary sentence (the premise); 0: the whole source.
+    /// Sentences shown as the premise of each summary sentence (`--consistency`) or answer claim
+    /// (`--protocol claims`); 0: the whole source.
     #[arg(long, default_value_t = 3)]
     pub premise_sentences: usize,
     /// Name of the `--runs` set in the table [default: the label file's stem].
     #[arg(long, value_name = "NAME")]
     pub runs_name: Option<String>,
-    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise, ensemble.
+    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise, ensemble, claims
+    /// (claims needs reference answers: sets without them are skipped).
     #[arg(long, value_delimiter = ',', default_value = "two-label")]
     pub protocol: Vec<String>,
     /// First N pairs of each set only.
@@ -175,7 +177,8 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
     let sets = read_sets(args)?;
     std::fs::create_dir_all(&args.output).with_context(|| format!("{}: cannot create", args.output.display()))?;
     let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&args.judge)?);
-    let settings = ProtocolSettings { tie_margin: args.tie_margin, ..ProtocolSettings::default() };
+    let premise_sentences = if args.premise_sentences == 0 { usize::MAX } else { args.premise_sentences };
+    let settings = ProtocolSettings { tie_margin: args.tie_margin, premise_sentences, ..ProtocolSettings::default() };
     let verdicts_path = args.output.join("verdicts.jsonl");
     let mut verdicts = std::io::BufWriter::new(
         std::fs::File::create(&verdicts_path).with_context(|| format!("{}: cannot create", verdicts_path.display()))?,
@@ -186,6 +189,11 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
     let mut scores: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); sets.len()];
     for protocol in &protocols {
         for (k, (name, items)) in sets.iter().enumerate() {
+            if protocol.needs_reference() && items.iter().any(|i| i.reference.is_none()) {
+                eprintln!("{} on {name}: skipped, the set has no reference answers", protocol.name());
+                scores[k].push(vec![None; items.len()]);
+                continue;
+            }
             let progress = |done: usize, total: usize| eprint!("\r{} on {name}: {done}/{total} pairs", protocol.name());
             let (stats, results) = evaluate_set(&judge, *protocol, name, items, &settings, args.batch, &progress);
             eprintln!(
@@ -296,9 +304,12 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
             eprint!("\rconsistency on {name}: {}/{} summaries", (first + chunk.len()), items.len());
         }
         let scorer = if args.premise_sentences == 0 {
-            "judge P(Yes), whole source, min over sentences".to_string()
+            "hallucination metric, judge P(Yes), whole source, min over sentences".to_string()
         } else {
-            format!("judge P(Yes), {} premise sentences, min over sentences", args.premise_sentences)
+            format!(
+                "hallucination metric, judge P(Yes), {} premise sentences, min over sentences",
+                args.premise_sentences
+            )
         };
         let mut row = consistency_stats(&name, &scorer, &labels, &scores, Some(0.5));
         row.sentences = sentences;
@@ -311,7 +322,7 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
         rows.push(row);
         // The same supports aggregated by their mean, and that mean averaged with ROUGE-2
         // precision (equal weights, nothing fitted): no further calls.
-        let scorer = scorer.replace("min over sentences", "mean over sentences");
+        let scorer = scorer.replace("min over sentences", "mean over sentences (its default)");
         rows.push(consistency_stats(&name, &scorer, &labels, &means, Some(0.5)));
         let both: Vec<Option<f64>> =
             means.iter().zip(&lexical).map(|(m, l)| Some((m.as_ref()? + l.as_ref()?) / 2.0)).collect();
@@ -371,6 +382,7 @@ fn stack_row(
             outcome: Outcome::of_score(s, args.tie_margin),
             orders: Vec::new(),
             grades: None,
+            claims: None,
         })
         .collect();
     let refs: Vec<Option<&Verdict>> = verdicts.iter().map(Some).collect();

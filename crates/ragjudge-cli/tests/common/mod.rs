@@ -11,6 +11,17 @@ pub fn ragjudge(args: &[&str]) -> Output {
 }
 
 /// The repository's root (for the bundled examples).
+/// Runs the binary with `args` judged by `openai:test-model` at `base_url`.
+pub fn ragjudge_http(base_url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args(args)
+        .args(["--judge", "openai:test-model"])
+        .env("OPENAI_BASE_URL", base_url)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("run ragjudge")
+}
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }

@@ -1,23 +1,19 @@
-//! Factual consistency judged claim by claim: each summary sentence against the few source
-//! sentences most like it (premise selection, as SummaC's sentence-level premises, Laban et al.
-//! 2022, and the NLI-based metrics of Honovich et al. 2022 select them), the judge's probability
-//! of "Yes" as its support; a summary is as consistent as its least supported sentence.
+//! Factual consistency judged claim by claim, through the hallucination metric
+//! (`ragjudge_trec::answer::hallucination`): each summary sentence against the few source
+//! sentences most like it (premise selection), the judge's probability of "Yes" as its support;
+//! a summary is as consistent as its least supported sentence (or, as the metric reports by
+//! default, the mean of its sentences).
 //! Measured against human consistency labels (QAGS, Wang et al. 2020, in UniEval's layout).
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use ragjudge_core::text::split_sentences;
-use ragjudge_core::InputError;
+use ragjudge_core::{Context, InputError, Record};
 use ragjudge_lexical::rouge::RougeScorer;
-use ragjudge_models::{Judge, Message, ModelError, Prompt};
+use ragjudge_models::Judge;
+use ragjudge_trec::answer::{EntailmentModel, HallucinationMetric, HallucinationOptions};
+use ragjudge_trec::TrecError;
 use serde::{Deserialize, Serialize};
-
-use crate::prompts::{fill, section, sections};
-
-/// Prompt version of the claim-support call.
-pub const ENTAIL_VERSION: &str = "entail-en-v1";
-const ENTAIL_V1: &str = include_str!("../../prompts/entail-en-v1.txt");
 
 /// A source text, a summary of it and the human consistency label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,40 +57,6 @@ pub fn read_consistency(path: &Path) -> Result<Vec<ConsistencyItem>, InputError>
         .collect()
 }
 
-/// The `k` sentences of `sentences` most like `claim` (ROUGE-2 recall of the claim, then
-/// ROUGE-1 recall), in their original order.
-pub fn select_premise<'a>(claim: &str, sentences: &[&'a str], k: usize) -> Vec<&'a str> {
-    let scorer = RougeScorer::new(true);
-    let mut scored: Vec<(usize, f64, f64)> = sentences
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let r = scorer.score(claim, s);
-            (i, r.rouge2.recall, r.rouge1.recall)
-        })
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)).then(a.0.cmp(&b.0)));
-    let mut keep: Vec<usize> = scored.iter().take(k).map(|s| s.0).collect();
-    keep.sort_unstable();
-    keep.into_iter().map(|i| sentences[i]).collect()
-}
-
-fn template() -> &'static [(String, String)] {
-    static P: OnceLock<Vec<(String, String)>> = OnceLock::new();
-    P.get_or_init(|| sections(ENTAIL_V1))
-}
-
-/// The claim-support prompt of `claim` against `premise` sentences.
-pub fn entail_prompt(premise: &[&str], claim: &str) -> Prompt {
-    let t = template();
-    let get = |name: &str| section(t, ENTAIL_VERSION, name);
-    let user = fill(&get("user"), &[("premise", &premise.join(" ")), ("claim", claim)]);
-    Prompt {
-        messages: vec![Message::new("system", get("system")), Message::new("user", user)],
-        assistant_prefix: Some(get("prefix")),
-    }
-}
-
 /// A summary's support: per sentence P(Yes), and their minimum.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Support {
@@ -115,29 +77,38 @@ impl Support {
     }
 }
 
-/// Judges every sentence of each summary against its selected premise (`k` source sentences).
-pub fn judge_support(judge: &Arc<dyn Judge>, items: &[ConsistencyItem], k: usize) -> Vec<Result<Support, ModelError>> {
-    let labels = vec!["Yes".to_string(), "No".to_string()];
-    let mut requests = Vec::new();
-    let mut spans = Vec::new();
-    for item in items {
-        let source = split_sentences(&item.source);
-        let claims = split_sentences(&item.summary);
-        let start = requests.len();
-        for c in &claims {
-            requests.push((entail_prompt(&select_premise(c, &source, k), c), labels.clone()));
-        }
-        spans.push(start..requests.len());
-    }
-    let mut replies: Vec<Option<Result<f64, ModelError>>> =
-        judge.label_probs_many(&requests).into_iter().map(|r| Some(r.map(|lp| lp.probs[0]))).collect();
-    spans
+/// Judges every sentence of each summary against its selected premise (`k` source sentences;
+/// `usize::MAX`: the whole source) through the hallucination metric (`ragjudge_trec`), so the
+/// figures measured here are that metric's with a judge.
+pub fn judge_support(judge: &Arc<dyn Judge>, items: &[ConsistencyItem], k: usize) -> Vec<Result<Support, TrecError>> {
+    let opts = HallucinationOptions {
+        max_source_chars: usize::MAX,
+        premise_sentences: (k != usize::MAX).then_some(k),
+        least_supported: 0,
+        ..HallucinationOptions::default()
+    };
+    let metric = HallucinationMetric::new(EntailmentModel::Judge(Arc::clone(judge)), opts);
+    let records: Vec<Record> = items
+        .iter()
+        .map(|i| Record {
+            id: i.id.to_string(),
+            system: "summary".into(),
+            contexts: vec![Context { text: i.source.clone(), ..Context::default() }],
+            answer: i.summary.clone(),
+            ..Record::default()
+        })
+        .collect();
+    metric
+        .score_many(&records)
         .into_iter()
-        .map(|span| {
-            let sentences =
-                span.map(|i| replies[i].take().expect("each reply used once")).collect::<Result<Vec<_>, _>>()?;
-            let score = sentences.iter().copied().fold(f64::INFINITY, f64::min);
-            Ok(Support { score: if sentences.is_empty() { 1.0 } else { score }, sentences })
+        .map(|r| match r {
+            Ok(h) => {
+                let sentences: Vec<f64> = h.sentences.iter().map(|s| s.entailment).collect();
+                let score = sentences.iter().copied().fold(f64::INFINITY, f64::min);
+                Ok(Support { score, sentences })
+            }
+            Err(TrecError::NothingToCheck(_)) => Ok(Support { score: 1.0, sentences: Vec::new() }),
+            Err(e) => Err(e),
         })
         .collect()
 }
@@ -145,25 +116,4 @@ pub fn judge_support(judge: &Arc<dyn Judge>, items: &[ConsistencyItem], k: usize
 /// ROUGE-2 precision of the summary against its source: the lexical baseline.
 pub fn rouge2_precision(item: &ConsistencyItem) -> f64 {
     RougeScorer::new(false).score(&item.source, &item.summary).rouge2.precision
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_premise_is_the_most_overlapping_sentences_in_document_order() {
-        let source = ["The cat sat on the mat.", "Dogs bark at night.", "The mat was red.", "It rained."];
-        let p = select_premise("The cat sat on a red mat.", &source, 2);
-        assert_eq!(p, vec!["The cat sat on the mat.", "The mat was red."]);
-        assert_eq!(select_premise("x", &source, 10).len(), 4);
-    }
-
-    #[test]
-    fn the_prompt_holds_premise_and_claim_and_ends_at_the_answer() {
-        let p = entail_prompt(&["A b.", "C d."], "E {f}.");
-        let user = &p.messages[1].content;
-        assert!(user.contains("Premise:\nA b. C d.") && user.contains("Claim:\nE {f}."));
-        assert_eq!(p.assistant_prefix.as_deref(), Some("Answer:"));
-    }
 }

@@ -10,6 +10,8 @@
 //! - `pointwise`: each output graded alone on 1-5, the grade the expectation over the digit
 //!   probabilities (G-Eval, Liu et al. 2023, §2.3); the pair's score is `0.5 + (g1 - g2) / 8`.
 //!   One call per output, no order to average, so a tournament needs half the calls.
+//! - `claims`: each output checked sentence by sentence against the reference answer, scored
+//!   on CRAG's truthfulness scale (`crate::claims`); needs a reference. Each output is graded once.
 //! - `ensemble`: the mean of the `two-label` and `pointwise` scores (both prompt formats, both
 //!   orders; calls shared with those protocols through the cache), tie from the margin.
 
@@ -19,6 +21,7 @@ use ragjudge_core::{Context, Record};
 use ragjudge_models::{Judge, LabelProbs, Message, ModelError, Prompt};
 use serde::{Deserialize, Serialize};
 
+use crate::claims::{check_answers, label_probs_unique, ClaimCheck, Graded};
 use crate::judgement::{JudgeOptions, PairwiseJudge, Probs};
 use crate::meta::items::{Outcome, PairItem, Side};
 use crate::prompts::{fill, section, sections};
@@ -37,12 +40,20 @@ pub enum Protocol {
     Pointwise,
     /// Mean of the two-label and pointwise scores.
     Ensemble,
+    /// Claim-by-claim checks against the reference, CRAG utilities compared.
+    Claims,
 }
 
 impl Protocol {
     /// Every protocol.
-    pub const ALL: [Protocol; 5] =
-        [Protocol::Dice, Protocol::DiceReasoning, Protocol::TwoLabel, Protocol::Pointwise, Protocol::Ensemble];
+    pub const ALL: [Protocol; 6] = [
+        Protocol::Dice,
+        Protocol::DiceReasoning,
+        Protocol::TwoLabel,
+        Protocol::Pointwise,
+        Protocol::Ensemble,
+        Protocol::Claims,
+    ];
 
     /// The name used on the command line and in tables.
     pub fn name(self) -> &'static str {
@@ -52,7 +63,18 @@ impl Protocol {
             Protocol::TwoLabel => "two-label",
             Protocol::Pointwise => "pointwise",
             Protocol::Ensemble => "ensemble",
+            Protocol::Claims => "claims",
         }
+    }
+
+    /// Whether it needs a reference answer.
+    pub fn needs_reference(self) -> bool {
+        self == Protocol::Claims
+    }
+
+    /// Whether it grades each output alone (no presentation order).
+    pub fn is_pointwise(self) -> bool {
+        matches!(self, Protocol::Pointwise | Protocol::Claims)
     }
 
     /// The protocol of a name.
@@ -67,6 +89,7 @@ impl Protocol {
             Protocol::TwoLabel => PAIR2_VERSION,
             Protocol::Pointwise => GRADE_VERSION,
             Protocol::Ensemble => "pair2-en-v1+grade-en-v1",
+            Protocol::Claims => crate::claims::CLAIMS_VERSION,
         }
     }
 }
@@ -78,16 +101,18 @@ pub struct ProtocolSettings {
     pub tie_margin: f64,
     /// Most tokens of DICE's reasoning stage.
     pub max_reasoning_tokens: u32,
+    /// Sentences shown as the premise of one claim check (`claims`).
+    pub premise_sentences: usize,
 }
 
 impl Default for ProtocolSettings {
     fn default() -> Self {
-        Self { tie_margin: 0.0, max_reasoning_tokens: 384 }
+        Self { tie_margin: 0.0, max_reasoning_tokens: 384, premise_sentences: crate::claims::DEFAULT_PREMISE_SENTENCES }
     }
 }
 
 /// What the judge said about one presentation order, in the pair's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OrderVerdict {
     /// Whether the pair's second output was shown first.
     pub swapped: bool,
@@ -95,6 +120,9 @@ pub struct OrderVerdict {
     pub s_first: f64,
     /// The order's outcome (its argmax).
     pub outcome: Outcome,
+    /// What the backend returned for the labels, in presentation terms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_probs: Option<LabelProbs>,
 }
 
 impl OrderVerdict {
@@ -117,9 +145,12 @@ pub struct Verdict {
     pub outcome: Outcome,
     /// Per presentation order (none for `pointwise`).
     pub orders: Vec<OrderVerdict>,
-    /// Expected grades of the two outputs (`pointwise`).
+    /// Expected grades of the two outputs (`pointwise`), or their utilities (`claims`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grades: Option<(f64, f64)>,
+    /// The claim checks of the two outputs (`claims`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<Box<(ClaimCheck, ClaimCheck)>>,
 }
 
 /// Prompt version of `two-label`.
@@ -235,6 +266,7 @@ pub fn judge_items(
                                 swapped: o.order.is_swapped(),
                                 s_first: p.a + p.tie / 2.0,
                                 outcome: outcome_of(p),
+                                label_probs: Some(o.label_probs.clone()),
                             }
                         })
                         .collect();
@@ -243,6 +275,7 @@ pub fn judge_items(
                         outcome: outcome_of(j.probs),
                         orders,
                         grades: None,
+                        claims: None,
                     })
                 })
                 .collect()
@@ -262,17 +295,23 @@ pub fn judge_items(
                 .map(|_| {
                     let (ab, ba) = (replies.next().expect("two replies per item"), replies.next().expect("two"));
                     let (ab, ba) = (ab?, ba?);
-                    let order = |swapped: bool, p_shown_first: f64| {
-                        let s_first = if swapped { 1.0 - p_shown_first } else { p_shown_first };
-                        OrderVerdict { swapped, s_first, outcome: Outcome::of_score(s_first, 0.0) }
+                    let order = |swapped: bool, lp: LabelProbs| {
+                        let s_first = if swapped { 1.0 - lp.probs[0] } else { lp.probs[0] };
+                        OrderVerdict {
+                            swapped,
+                            s_first,
+                            outcome: Outcome::of_score(s_first, 0.0),
+                            label_probs: Some(lp),
+                        }
                     };
-                    let orders = vec![order(false, ab.probs[0]), order(true, ba.probs[0])];
+                    let orders = vec![order(false, ab), order(true, ba)];
                     let s_first = (orders[0].s_first + orders[1].s_first) / 2.0;
                     Ok(Verdict {
                         s_first,
                         outcome: Outcome::of_score(s_first, settings.tie_margin),
                         orders,
                         grades: None,
+                        claims: None,
                     })
                 })
                 .collect()
@@ -290,32 +329,117 @@ pub fn judge_items(
                         outcome: Outcome::of_score(s_first, settings.tie_margin),
                         orders: t.orders,
                         grades: p.grades,
+                        claims: None,
                     })
                 })
                 .collect()
         }
-        Protocol::Pointwise => {
-            let labels: Vec<String> = GRADES.iter().map(|g| g.to_string()).collect();
-            let requests: Vec<(Prompt, Vec<String>)> = items
-                .iter()
-                .flat_map(|i| [grade_prompt(i, &i.first), grade_prompt(i, &i.second)].map(|p| (p, labels.clone())))
-                .collect();
-            let mut replies = judge.label_probs_many(&requests).into_iter();
+        Protocol::Pointwise | Protocol::Claims => {
+            let sides: Vec<(&PairItem, &Side)> = items.iter().flat_map(|i| [(i, &i.first), (i, &i.second)]).collect();
+            let mut grades = grade_sides(judge, protocol, &sides, settings).into_iter();
             items
                 .iter()
                 .map(|_| {
-                    let (a, b) = (replies.next().expect("two replies per item"), replies.next().expect("two"));
-                    let (g1, g2) = (expected_grade(&a?), expected_grade(&b?));
-                    let s_first = 0.5 + (g1 - g2) / 8.0;
-                    Ok(Verdict {
-                        s_first,
-                        outcome: Outcome::of_score(s_first, settings.tie_margin),
-                        orders: Vec::new(),
-                        grades: Some((g1, g2)),
-                    })
+                    let (a, b) = (grades.next().expect("two grades per item")?, grades.next().expect("two")?);
+                    Ok(verdict_of_grades(a, b, settings.tie_margin))
                 })
                 .collect()
         }
+    }
+}
+
+/// One output graded alone (`pointwise`, `claims`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerGrade {
+    /// The expected 1-5 grade (`pointwise`).
+    Expected(f64),
+    /// The claim checks against the reference (`claims`).
+    Claims(ClaimCheck),
+}
+
+impl AnswerGrade {
+    /// The grade (`pointwise`) or the utility (`claims`).
+    pub fn value(&self) -> f64 {
+        match self {
+            AnswerGrade::Expected(g) => *g,
+            AnswerGrade::Claims(c) => c.utility,
+        }
+    }
+
+    /// The model calls the grade took: one for `pointwise`, one per check for `claims`.
+    pub fn calls(&self) -> usize {
+        match self {
+            AnswerGrade::Expected(_) => 1,
+            AnswerGrade::Claims(c) => c.support.len() + c.coverage.len(),
+        }
+    }
+
+    /// The score of this output against `other` in `[0, 1]`: `0.5 + (g1 - g2) / 8` for grades,
+    /// `0.5 + (u1 - u2) / 4` for utilities (each difference over its range).
+    pub fn score_against(&self, other: &AnswerGrade) -> f64 {
+        let range = if matches!(self, AnswerGrade::Claims(_)) { 4.0 } else { 8.0 };
+        0.5 + (self.value() - other.value()) / range
+    }
+}
+
+/// The verdict of two graded outputs.
+pub fn verdict_of_grades(a: AnswerGrade, b: AnswerGrade, tie_margin: f64) -> Verdict {
+    let s_first = a.score_against(&b);
+    let claims = match (&a, &b) {
+        (AnswerGrade::Claims(x), AnswerGrade::Claims(y)) => Some(Box::new((x.clone(), y.clone()))),
+        _ => None,
+    };
+    Verdict {
+        s_first,
+        outcome: Outcome::of_score(s_first, tie_margin),
+        orders: Vec::new(),
+        grades: Some((a.value(), b.value())),
+        claims,
+    }
+}
+
+/// Grades each output alone with a pointwise protocol (`pointwise` or `claims`), in one batch of
+/// distinct calls (an output repeated across pairs is graded once); in order.
+///
+/// # Panics
+/// For a pairwise protocol.
+pub fn grade_sides(
+    judge: &Arc<dyn Judge>,
+    protocol: Protocol,
+    sides: &[(&PairItem, &Side)],
+    settings: &ProtocolSettings,
+) -> Vec<Result<AnswerGrade, ModelError>> {
+    match protocol {
+        Protocol::Pointwise => {
+            let labels: Vec<String> = GRADES.iter().map(|g| g.to_string()).collect();
+            let requests = sides.iter().map(|(i, s)| (grade_prompt(i, s), labels.clone())).collect();
+            label_probs_unique(judge, requests)
+                .into_iter()
+                .map(|r| r.map(|lp| AnswerGrade::Expected(expected_grade(&lp))))
+                .collect()
+        }
+        Protocol::Claims => {
+            let answers: Vec<Graded<'_>> = sides
+                .iter()
+                .filter_map(|(i, s)| {
+                    i.reference.as_deref().map(|reference| Graded {
+                        query: &i.instruction,
+                        answer: &s.answer,
+                        reference,
+                    })
+                })
+                .collect();
+            let mut checks = check_answers(judge, &answers, settings.premise_sentences).into_iter();
+            sides
+                .iter()
+                .map(|(i, _)| match i.reference {
+                    Some(_) => checks.next().expect("one check per side").map(AnswerGrade::Claims),
+                    None => Err(ModelError::Inference("the claims protocol needs a reference answer".into())),
+                })
+                .collect()
+        }
+        other => panic!("{} is not a pointwise protocol", other.name()),
     }
 }
 
@@ -376,8 +500,32 @@ mod tests {
     }
 
     #[test]
+    fn graded_outputs_compare_over_the_range_of_their_scale() {
+        // Grades 4.5 and 2.5 of 1-5: 0.5 + 2 / 8. Utilities 0.5 and -1 of [-1, 1]: 0.5 + 1.5 / 4.
+        let v = verdict_of_grades(AnswerGrade::Expected(4.5), AnswerGrade::Expected(2.5), 0.0);
+        assert_eq!((v.s_first, v.outcome, v.grades), (0.75, Outcome::First, Some((4.5, 2.5))));
+        let check = |utility| ClaimCheck {
+            claims: Vec::new(),
+            support: Vec::new(),
+            declined: Vec::new(),
+            reference: Vec::new(),
+            reference_declines: false,
+            coverage: Vec::new(),
+            precision: None,
+            recall: None,
+            utility,
+        };
+        let v = verdict_of_grades(AnswerGrade::Claims(check(-1.0)), AnswerGrade::Claims(check(0.5)), 0.3);
+        assert_eq!((v.s_first, v.outcome), (0.125, Outcome::Second));
+        assert_eq!(v.claims.unwrap().1.utility, 0.5);
+        // Within the tie margin.
+        let v = verdict_of_grades(AnswerGrade::Claims(check(0.1)), AnswerGrade::Claims(check(0.0)), 0.1);
+        assert_eq!(v.outcome, Outcome::Tie);
+    }
+
+    #[test]
     fn a_shown_first_pick_is_read_in_presentation_terms() {
-        let o = |swapped, outcome| OrderVerdict { swapped, s_first: 0.0, outcome };
+        let o = |swapped, outcome| OrderVerdict { swapped, s_first: 0.0, outcome, label_probs: None };
         assert_eq!(o(false, Outcome::First).picked_shown_first(), Some(true));
         assert_eq!(o(true, Outcome::First).picked_shown_first(), Some(false));
         assert_eq!(o(true, Outcome::Second).picked_shown_first(), Some(true));

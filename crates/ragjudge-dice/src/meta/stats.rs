@@ -150,8 +150,12 @@ mod tests {
         Verdict {
             s_first: 0.5,
             outcome,
-            orders: orders.iter().map(|&(swapped, outcome)| OrderVerdict { swapped, s_first: 0.5, outcome }).collect(),
+            orders: orders
+                .iter()
+                .map(|&(swapped, outcome)| OrderVerdict { swapped, s_first: 0.5, outcome, label_probs: None })
+                .collect(),
             grades: None,
+            claims: None,
         }
     }
 

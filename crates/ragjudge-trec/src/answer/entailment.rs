@@ -8,7 +8,8 @@
 use crate::error::TrecError;
 use std::sync::Arc;
 
-use ragjudge_models::{CrossEncoder, Judge, Prompt};
+use ragjudge_lexical::rouge::RougeScorer;
+use ragjudge_models::{CrossEncoder, Judge, Message, Prompt};
 
 /// Open RAG Eval's HHEM input limit: sources longer than this many characters are truncated
 /// (`HHEMBackend(max_chars=8192)`, Open RAG Eval "Max Input: 8192 characters").
@@ -23,17 +24,26 @@ pub fn truncate_chars(s: &str, max: usize) -> (&str, bool) {
     }
 }
 
+/// Version of the judge's entailment prompt; cached calls are keyed on the prompt, so any change
+/// of its text needs a new version.
+pub const ENTAILMENT_VERSION: &str = "entail-en-v1";
+
 /// The judge's system message for entailment questions.
 pub const ENTAILMENT_SYSTEM: &str =
-    "You check whether a statement is supported by a text. Answer with one word: yes or no.";
+    "You are a careful fact checker. You decide whether a claim is supported by a premise, using only the premise.";
 
 /// The judge's entailment question; `{premise}` and `{hypothesis}` are filled in.
-pub const ENTAILMENT_PROMPT: &str =
-    "Text:\n{premise}\n\nStatement:\n{hypothesis}\n\nIs the statement entailed by the text, \
-that is, does the text state or clearly imply everything the statement says? Answer \"yes\" or \"no\".";
+pub const ENTAILMENT_PROMPT: &str = "Premise:\n{premise}\n\nClaim:\n{hypothesis}\n\nIs every fact in the claim \
+stated in, or directly implied by, the premise? Names, numbers, dates and who did what must match. Answer Yes or No.";
+
+/// The start of the judge's turn; the next token is the verdict.
+pub const ENTAILMENT_PREFIX: &str = "Answer:";
 
 /// The two single-token labels the judge's probabilities are read on; the first means "entailed".
-pub const ENTAILMENT_LABELS: [&str; 2] = ["yes", "no"];
+pub const ENTAILMENT_LABELS: [&str; 2] = ["Yes", "No"];
+
+/// Source sentences shown as a claim's premise by default.
+pub const DEFAULT_PREMISE_SENTENCES: usize = 3;
 
 /// The entailment prompt for one (premise, hypothesis) pair.
 pub fn entailment_prompt(premise: &str, hypothesis: &str) -> Prompt {
@@ -44,7 +54,30 @@ pub fn entailment_prompt(premise: &str, hypothesis: &str) -> Prompt {
         Some(i) => format!("{}{}{}", &user[..i], hypothesis, &user[i + "{hypothesis}".len()..]),
         None => user,
     };
-    Prompt::chat(ENTAILMENT_SYSTEM, user)
+    Prompt {
+        messages: vec![Message::new("system", ENTAILMENT_SYSTEM), Message::new("user", user)],
+        assistant_prefix: Some(ENTAILMENT_PREFIX.to_string()),
+    }
+}
+
+/// The `k` sentences of `sentences` most like `claim` (ROUGE-2 recall of the claim, then
+/// ROUGE-1 recall, then position), in their original order: the premise of a claim, as SummaC's
+/// sentence-level premises (Laban et al. 2022) and the NLI metrics of Honovich et al. (2022)
+/// select them.
+pub fn select_premise<'a>(claim: &str, sentences: &[&'a str], k: usize) -> Vec<&'a str> {
+    let scorer = RougeScorer::new(true);
+    let mut scored: Vec<(usize, f64, f64)> = sentences
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let r = scorer.score(claim, s);
+            (i, r.rouge2.recall, r.rouge1.recall)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)).then(a.0.cmp(&b.0)));
+    let mut keep: Vec<usize> = scored.iter().take(k).map(|s| s.0).collect();
+    keep.sort_unstable();
+    keep.into_iter().map(|i| sentences[i]).collect()
 }
 
 /// Where entailment probabilities come from.
@@ -53,7 +86,7 @@ pub enum EntailmentModel {
     /// An NLI cross-encoder read on (premise, hypothesis): the softmax probability of its label
     /// containing `entail`; a model with one output (HHEM-style) gives `sigmoid(logit)`.
     CrossEncoder(Arc<dyn CrossEncoder>),
-    /// A judge asked [`ENTAILMENT_PROMPT`]: `P(yes)` over the labels `yes` / `no`.
+    /// A judge asked [`ENTAILMENT_PROMPT`]: `P(Yes)` over the labels `Yes` / `No`.
     Judge(Arc<dyn Judge>),
 }
 
@@ -91,7 +124,7 @@ impl EntailmentModel {
                             .first()
                             .copied()
                             .filter(|p| p.is_finite())
-                            .ok_or_else(|| TrecError::Output("judge returned no probability for `yes`".into())),
+                            .ok_or_else(|| TrecError::Output("judge returned no probability for `Yes`".into())),
                         Err(e) => Err(TrecError::Model(format!("entailment judge failed: {e}"))),
                     })
                     .collect()
@@ -155,6 +188,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_premise_is_the_most_overlapping_sentences_in_document_order() {
+        let source = ["The cat sat on the mat.", "Dogs bark at night.", "The mat was red.", "It rained."];
+        let p = select_premise("The cat sat on a red mat.", &source, 2);
+        assert_eq!(p, vec!["The cat sat on the mat.", "The mat was red."]);
+        assert_eq!(select_premise("x", &source, 10).len(), 4);
+    }
+
+    #[test]
+    fn the_prompt_holds_premise_and_claim_and_ends_at_the_answer() {
+        let p = entailment_prompt("A b. C d.", "E {premise}.");
+        let user = &p.messages[1].content;
+        assert!(user.contains("Premise:\nA b. C d.") && user.contains("Claim:\nE {premise}."), "{user}");
+        assert_eq!(p.assistant_prefix.as_deref(), Some("Answer:"));
+    }
+
+    #[test]
     fn truncation_counts_characters_not_bytes() {
         assert_eq!(truncate_chars("héllo", 2), ("hé", true));
         assert_eq!(truncate_chars("北京是首都", 5), ("北京是首都", false));
@@ -183,8 +232,8 @@ mod tests {
     #[test]
     fn prompt_placeholders_inside_texts_are_not_expanded() {
         let p = entailment_prompt("premise with {hypothesis} inside", "the claim");
-        let user = &p.messages.last().unwrap().content;
+        let user = &p.messages[1].content;
         assert!(user.contains("premise with {hypothesis} inside"));
-        assert!(user.contains("Statement:\nthe claim\n"));
+        assert!(user.contains("Claim:\nthe claim\n"));
     }
 }

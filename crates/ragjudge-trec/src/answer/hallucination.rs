@@ -8,6 +8,12 @@
 //! against the passages by an [`EntailmentModel`] and the per-sentence probabilities are
 //! aggregated ([`SentenceAggregate`]: the mean by default), so the detail can name the
 //! least-supported sentences. [`SentenceAggregate::WholeAnswer`] reproduces the single-pair form.
+//!
+//! Each sentence is checked against the few passage sentences most like it
+//! ([`HallucinationOptions::premise_sentences`], 3 by default; premise selection as SummaC's
+//! sentence-level premises, Laban et al. 2022), not against all passages: a small judge reads a
+//! short premise much better, and much faster (`docs/judge-eval.md` has the measurements).
+//! `premise_sentences: None` checks every sentence against all passages, as Open RAG Eval does.
 
 use crate::error::TrecError;
 use ragjudge_core::text::split_sentences;
@@ -15,7 +21,7 @@ use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::Serialize;
 use serde_json::json;
 
-use super::entailment::{truncate_chars, EntailmentModel, MAX_SOURCE_CHARS};
+use super::entailment::{select_premise, truncate_chars, EntailmentModel, DEFAULT_PREMISE_SENTENCES, MAX_SOURCE_CHARS};
 
 /// How per-sentence entailment probabilities become one score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -39,11 +45,19 @@ pub struct HallucinationOptions {
     pub aggregate: SentenceAggregate,
     /// How many least-supported sentences the detail names.
     pub least_supported: usize,
+    /// Passage sentences shown as each sentence's premise (the most similar ones,
+    /// [`select_premise`]); `None`: all passages (truncated to `max_source_chars`).
+    pub premise_sentences: Option<usize>,
 }
 
 impl Default for HallucinationOptions {
     fn default() -> Self {
-        Self { max_source_chars: MAX_SOURCE_CHARS, aggregate: SentenceAggregate::Mean, least_supported: 3 }
+        Self {
+            max_source_chars: MAX_SOURCE_CHARS,
+            aggregate: SentenceAggregate::Mean,
+            least_supported: 3,
+            premise_sentences: Some(DEFAULT_PREMISE_SENTENCES),
+        }
     }
 }
 
@@ -71,8 +85,10 @@ pub struct HallucinationScore {
     pub least_supported: Vec<SentenceSupport>,
     /// Characters of the joined passages before truncation.
     pub source_chars: usize,
-    /// Whether the passages were truncated.
+    /// Whether the passages were truncated (never with premise selection).
     pub truncated: bool,
+    /// Passage sentences per premise (`None`: all passages).
+    pub premise_sentences: Option<usize>,
     /// The entailment model used.
     pub model: String,
 }
@@ -86,7 +102,8 @@ pub struct HallucinationMetric {
 
 /// What one record asks of the entailment model.
 struct Plan {
-    premise: String,
+    /// One premise per unit.
+    premises: Vec<String>,
     source_chars: usize,
     truncated: bool,
     units: Vec<String>,
@@ -120,7 +137,14 @@ impl HallucinationMetric {
             return Err(TrecError::NothingToCheck("empty answer".into()));
         }
         let (premise, source_chars, truncated) = self.premise(record);
-        Ok(Plan { premise, source_chars, truncated, units })
+        let selected = self.opts.premise_sentences.filter(|_| self.opts.aggregate != SentenceAggregate::WholeAnswer);
+        let Some(k) = selected else {
+            return Ok(Plan { premises: vec![premise; units.len()], source_chars, truncated, units });
+        };
+        let joined = record.contexts.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" ");
+        let sentences = split_sentences(&joined);
+        let premises = units.iter().map(|u| select_premise(u, &sentences, k).join(" ")).collect();
+        Ok(Plan { premises, source_chars, truncated: false, units })
     }
 
     fn finish(&self, plan: Plan, probs: Vec<Result<f64, TrecError>>) -> Result<HallucinationScore, TrecError> {
@@ -143,6 +167,7 @@ impl HallucinationMetric {
             least_supported: least,
             source_chars: plan.source_chars,
             truncated: plan.truncated,
+            premise_sentences: self.opts.premise_sentences,
             model: self.model.describe(),
         })
     }
@@ -153,7 +178,7 @@ impl HallucinationMetric {
         let pairs: Vec<(&str, &str)> = plans
             .iter()
             .flatten()
-            .flat_map(|p| p.units.iter().map(move |u| (p.premise.as_str(), u.as_str())))
+            .flat_map(|p| p.premises.iter().zip(&p.units).map(|(pr, u)| (pr.as_str(), u.as_str())))
             .collect();
         let mut probs = self.model.probs(&pairs).into_iter();
         plans
@@ -242,12 +267,36 @@ mod tests {
     }
 
     #[test]
+    fn each_sentence_is_checked_against_the_passage_sentences_most_like_it() {
+        let r = record(
+            &["Paris is in France. It rains in Brest.", "Berlin is in Germany. Rome is in Italy."],
+            "Paris is big. Berlin is cold.",
+        );
+        let ce = Arc::new(FakeCrossEncoder::default());
+        let one = HallucinationOptions { premise_sentences: Some(1), ..Default::default() };
+        let s = HallucinationMetric::new(EntailmentModel::CrossEncoder(ce.clone()), one).score_one(&r).unwrap();
+        let seen = ce.seen();
+        assert_eq!((seen[0].0.as_str(), seen[1].0.as_str()), ("Paris is in France.", "Berlin is in Germany."));
+        assert_eq!(s.premise_sentences, Some(1));
+        // One sentence each: the only one sharing a bigram with the claim ("paris is", "berlin
+        // is"; ROUGE-2 recall 1/2). With two, "Paris is big." adds the best of the rest by
+        // ROUGE-1 recall: "is" (1/3) in both "Berlin is in Germany." and "Rome is in Italy.",
+        // the first in passage order wins; premises keep passage order.
+        let ce = Arc::new(FakeCrossEncoder::default());
+        let two = HallucinationOptions { premise_sentences: Some(2), ..Default::default() };
+        HallucinationMetric::new(EntailmentModel::CrossEncoder(ce.clone()), two).score_one(&r).unwrap();
+        assert_eq!(ce.seen()[0].0, "Paris is in France. Berlin is in Germany.");
+    }
+
+    #[test]
     fn passages_are_truncated_to_8192_characters() {
         // 3 passages of 3,000 "é" (2 bytes each) joined by 2 spaces: 9,002 characters; the
         // premise keeps the first 8,192 = 3,000 + 1 + 3,000 + 1 + 2,190 "é".
         let p = "é".repeat(3000);
         let r = record(&[&p, &p, &p], "Some answer.");
-        let (m, ce) = metric(SentenceAggregate::Mean);
+        let ce = Arc::new(FakeCrossEncoder::default());
+        let whole = HallucinationOptions { premise_sentences: None, ..Default::default() };
+        let m = HallucinationMetric::new(EntailmentModel::CrossEncoder(ce.clone()), whole);
         let s = m.score_one(&r).unwrap();
         assert!(s.truncated);
         assert_eq!(s.source_chars, 9002);
@@ -259,7 +308,7 @@ mod tests {
 
     #[test]
     fn judge_probabilities_are_used_without_a_cross_encoder() {
-        // The fake judge answers P(yes) = 0.9 when the statement mentions "Paris", else 0.2.
+        // The fake judge answers P(Yes) = 0.9 when the claim mentions "Paris", else 0.2.
         let judge = Arc::new(FakeJudge::default());
         let m = HallucinationMetric::new(EntailmentModel::Judge(judge.clone()), HallucinationOptions::default());
         let r = record(&["Paris is the capital of France."], "Paris is the capital. It has 90 million people.");
@@ -299,7 +348,7 @@ mod tests {
             EntailmentModel::Judge(Arc::new(BrokenJudge { down: false })),
             HallucinationOptions::default(),
         );
-        assert_eq!(mute.score(&r), Err(MetricError::Output("judge returned no probability for `yes`".into())));
+        assert_eq!(mute.score(&r), Err(MetricError::Output("judge returned no probability for `Yes`".into())));
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub const NO_ANSWER_PHRASES_EN: &[&str] = &[
     "i don't know",
     "i do not know",
     "not enough information",
+    "isn't enough information",
+    "don't have enough information",
+    "do not have enough information",
     "insufficient information",
     "not enough context",
     "no relevant information",
@@ -103,6 +106,7 @@ pub const NO_ANSWER_PHRASES_EN: &[&str] = &[
 /// [`NO_ANSWER_VERBS_EN`] they form phrases such as "the context does not mention".
 pub const NO_ANSWER_SOURCES_EN: &[&str] = &[
     "context",
+    "corpus",
     "passage",
     "passages",
     "document",
@@ -118,7 +122,7 @@ pub const NO_ANSWER_NEGATIONS_EN: &[&str] = &["does not", "do not", "doesn't", "
 
 /// Verbs of the "SOURCE NEGATION VERB" phrase family.
 pub const NO_ANSWER_VERBS_EN: &[&str] =
-    &["contain", "provide", "mention", "include", "specify", "say", "state", "answer", "discuss", "address"];
+    &["contain", "provide", "mention", "include", "specify", "say", "state", "answer", "discuss", "address", "name"];
 
 /// Chinese refusal phrases, matched as substrings.
 pub const NO_ANSWER_PHRASES_ZH: &[&str] = &[
@@ -345,6 +349,10 @@ mod tests {
             "I’m sorry, I don’t know.",
             "The provided context does not mention the population of Lyon.",
             "Based on the passages, this cannot be determined.",
+            "I don't have enough information to answer that.",
+            "The corpus does not contain this information.",
+            "The documents don't name a flight director.",
+            "There isn't enough information in the provided context to answer that.",
             "",
             "   ",
         ] {

@@ -71,8 +71,8 @@ pub fn field<'a>(prompt: &'a str, start: &str) -> &'a str {
 
 type EntailRule = Box<dyn Fn(&str, &str) -> f64 + Send + Sync>;
 
-/// A scripted judge. Entailment prompts: `P(yes) = entail(text, statement)` (default 0.9 when the
-/// statement mentions "Paris", else 0.2). No-answer prompts: `P(yes) = answered`. Generation
+/// A scripted judge. Entailment prompts: `P(Yes) = entail(premise, claim)` (default 0.9 when the
+/// claim mentions "Paris", else 0.2). No-answer prompts: `P(yes) = answered`. Generation
 /// (claim extraction): the claims listed for the first text that occurs in the prompt.
 pub struct FakeJudge {
     /// Entailment rule.
@@ -130,7 +130,7 @@ impl Judge for FakeJudge {
         let p = if user.contains("Your Response:") {
             self.answered
         } else {
-            (self.entail)(field(&user, "Text:\n"), field(&user, "Statement:\n"))
+            (self.entail)(field(&user, "Premise:\n"), field(&user, "Claim:\n"))
         };
         Ok(LabelProbs {
             labels: labels.to_vec(),

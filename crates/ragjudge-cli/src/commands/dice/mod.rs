@@ -7,10 +7,11 @@ pub mod tournament;
 
 use crate::args::{JudgeArgs, ShardArgs};
 use crate::backends;
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::text::Lang;
-use ragjudge_dice::run::{with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::meta::protocol::Protocol;
+use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions};
 use ragjudge_dice::trust::TrustReport;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +37,16 @@ pub struct DiceArgs {
     /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
     #[arg(long, short = 'o', required_unless_present = "dry_run")]
     pub output: Option<PathBuf>,
+    /// How each pair is judged: `dice` (DICE's three labels A / B / tie, both orders, stage I
+    /// unless --no-reasoning), `two-label` (a forced choice, both orders averaged), `pointwise`
+    /// (each answer graded 1-5 alone), `claims` (each answer checked claim by claim against its
+    /// reference, CRAG-style utility; needs references) or `ensemble` (two-label + pointwise).
+    /// Pointwise protocols grade each answer once. See docs/judge-eval.md for how they compare.
+    #[arg(long, default_value = "dice", value_parser = run_protocol)]
+    pub protocol: Protocol,
+    /// Sentences shown as the premise of each claim check (`--protocol claims`).
+    #[arg(long, default_value_t = ragjudge_dice::claims::DEFAULT_PREMISE_SENTENCES)]
+    pub premise_sentences: usize,
     /// Skip stage I (the judge's analysis): score the verdict directly.
     #[arg(long)]
     pub no_reasoning: bool,
@@ -65,10 +76,16 @@ pub struct DiceArgs {
 }
 
 impl DiceArgs {
-    /// The run's settings.
-    pub fn options(&self) -> DiceRunOptions {
-        DiceRunOptions {
+    /// The run's settings (`DiceRun::new` refuses options that only DICE's protocol has with
+    /// another).
+    pub fn options(&self) -> Result<DiceRunOptions> {
+        if self.premise_sentences == 0 {
+            bail!("--premise-sentences must be at least 1");
+        }
+        Ok(DiceRunOptions {
             tau: self.tau,
+            protocol: self.protocol,
+            premise_sentences: self.premise_sentences,
             reasoning: !self.no_reasoning,
             swap: !self.no_swap,
             lang: match self.lang {
@@ -81,13 +98,13 @@ impl DiceArgs {
             debias: self.debias,
             dry_run: self.dry_run,
             output: self.output.clone(),
-        }
+        })
     }
 
     /// Builds the judge (a counting stand-in with `--dry-run`) and the run.
     pub fn start(&self) -> Result<DiceRun> {
         let judge = Arc::from(backends::judge_or_dry_run(&self.judge, self.dry_run)?);
-        Ok(DiceRun::new(judge, &self.options())?)
+        Ok(DiceRun::new(judge, &self.options()?)?)
     }
 }
 
