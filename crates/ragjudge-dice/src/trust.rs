@@ -206,11 +206,18 @@ impl TrustReport {
     /// A few readable lines for a terminal.
     pub fn render(&self) -> String {
         let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{:.0}%", 100.0 * v));
+        let orders = if self.orders == 0 {
+            "each answer graded alone (no presentation order)".to_string()
+        } else {
+            format!(
+                "order consistency {}, first-position wins {}, ties {}",
+                pct(self.order_consistency),
+                pct(self.first_position_rate),
+                pct(self.tie_rate)
+            )
+        };
         let mut s = format!(
-            "judge trust: order consistency {}, first-position wins {}, ties {}, hard-scored {}, longer answer wins {} of {} decided pairs\n",
-            pct(self.order_consistency),
-            pct(self.first_position_rate),
-            pct(self.tie_rate),
+            "judge trust: {orders}, hard-scored {}, longer answer wins {} of {} decided pairs\n",
             pct(self.hard_rate),
             pct(self.length_agreement),
             self.length_pairs
@@ -236,6 +243,19 @@ impl TrustReport {
 mod tests {
     use super::*;
     use crate::test_support::{order, pair};
+
+    #[test]
+    fn a_pointwise_protocol_has_no_order_to_report() {
+        // A verdict without orders (each answer graded alone): pair probabilities 0.7 / 0.3.
+        let mut j = pair(vec![order("ab", [0.7, 0.3, 0.0], None)]);
+        j.orders.clear();
+        let r = trust_report(&[TrustItem { judgement: &j, len_a: 10, len_b: 20 }], 0.1);
+        assert_eq!((r.orders, r.order_consistency, r.first_position_rate, r.tie_rate), (0, None, None, None));
+        assert!((r.margin.as_ref().unwrap().median - 0.4).abs() < 1e-12);
+        let text = r.render();
+        assert!(text.starts_with("judge trust: each answer graded alone (no presentation order), hard-scored 100%"), "{text}");
+        assert!(r.warnings.is_empty());
+    }
 
     #[test]
     fn a_judge_that_always_says_first_is_flagged() {

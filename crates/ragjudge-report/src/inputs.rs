@@ -8,6 +8,7 @@ use ragjudge_analysis::weakness::WeaknessReport;
 use ragjudge_core::{ReadOptions, Record, RecordReader};
 use ragjudge_dice::labels::PairLabel;
 use ragjudge_dice::tournament::{PlayedMatch, Standing};
+use ragjudge_dice::meta::protocol::Verdict;
 use ragjudge_dice::traces::TraceRecord;
 use ragjudge_eval::scores::{read_score_file, ScoreFile};
 use ragjudge_eval::SummaryReport;
@@ -92,8 +93,23 @@ pub struct DiceInput {
     pub traces: Vec<TraceRecord>,
     /// `labels.jsonl`.
     pub labels: Vec<PairLabel>,
+    /// `verdicts.jsonl`: the verdicts of a protocol other than DICE's, with their evidence.
+    pub verdicts: Vec<ProtocolVerdict>,
     /// The report's provenance, when it has one.
     pub provenance: Option<Provenance>,
+}
+
+/// One line of a run's `verdicts.jsonl`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProtocolVerdict {
+    /// Question id.
+    pub id: String,
+    /// First system.
+    pub system_a: String,
+    /// Second system.
+    pub system_b: String,
+    /// The verdict and its evidence.
+    pub verdict: Verdict,
 }
 
 /// A calibration report.
@@ -177,7 +193,7 @@ pub struct Inputs {
 }
 
 /// Files a DICE run directory holds beside its report.
-const DICE_FILES: [&str; 3] = ["traces.jsonl", "labels.jsonl", "leaderboard.csv"];
+const DICE_FILES: [&str; 4] = ["traces.jsonl", "labels.jsonl", "leaderboard.csv", "verdicts.jsonl"];
 /// Files a weakness directory holds beside `weakness.json` (its charts are drawn again).
 const WEAKNESS_FILES: [&str; 3] = ["marginal.csv", "bivariate.csv", "plots"];
 /// Files a robustness directory holds beside `robustness.json` (its charts are drawn again).
@@ -394,6 +410,7 @@ fn read_dice(dir: &Path, report: &str, kind: DiceKind) -> Result<DiceInput, Stri
         matches,
         traces: read_lines(&dir.join("traces.jsonl"))?,
         labels: read_lines(&dir.join("labels.jsonl"))?,
+        verdicts: read_lines(&dir.join("verdicts.jsonl"))?,
         provenance,
         report: v,
     })

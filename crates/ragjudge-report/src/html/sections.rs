@@ -360,7 +360,10 @@ fn trust_panel(report: &Value) -> String {
         .and_then(Value::as_array)
         .map(|w| w.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default();
-    if items.is_empty() {
+    if items.is_empty() && f("order_consistency").is_none() {
+        // A protocol that grades each answer alone: there is no presentation order to check.
+        s.push_str("<p class=\"ok\">No trust warning: each answer is graded alone (no presentation order to check), and the verdicts are not led by length.</p>");
+    } else if items.is_empty() {
         s.push_str("<p class=\"ok\">No trust warning: the judge is consistent across orders and not led by position or length.</p>");
     } else {
         s.push_str(&warnings("The judge-trust report warns:", &items));
@@ -647,8 +650,60 @@ fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) ->
         s.push_str("<p><strong>Judge verdicts</strong> (probabilities of each order in original A/B terms; margin of the order-averaged pair)</p>");
         s.push_str(&verdicts.html());
     }
+    s.push_str(&claim_checks(ctx, id));
     s.push_str("</details>");
     (s, hidden)
+}
+
+/// The claim checks of each answer to question `id` (runs judged with `--protocol claims`): one
+/// row per system, with each sentence's support and the reference sentences' coverage.
+fn claim_checks(ctx: &Ctx<'_>, id: &str) -> String {
+    let mut table = Table::new(&[
+        ("system", false),
+        ("utility", true),
+        ("precision", true),
+        ("recall", true),
+        ("claims (P supported)", false),
+        ("declined", false),
+    ]);
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (_, d) in ctx.dice() {
+        for v in d.verdicts.iter().filter(|v| v.id == id) {
+            let Some(pair) = &v.verdict.claims else { continue };
+            for (system, c) in [(&v.system_a, &pair.0), (&v.system_b, &pair.1)] {
+                if !seen.insert(system.clone()) {
+                    continue;
+                }
+                let claims: Vec<String> =
+                    c.claims.iter().zip(&c.support).map(|(t, p)| format!("{} ({p:.2})", esc(t))).collect();
+                let declined: Vec<String> = c.declined.iter().map(|(t, _)| esc(t)).collect();
+                let opt = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |x| format!("{x:.3}"));
+                let cells = vec![
+                    esc(system),
+                    format!("{:.3}", c.utility),
+                    opt(c.precision),
+                    opt(c.recall),
+                    claims.join("<br>"),
+                    declined.join("<br>"),
+                ];
+                rows.push((system.clone(), cells));
+            }
+        }
+    }
+    // In the order of the answer cards above.
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, cells) in rows {
+        table.row(cells);
+    }
+    if table.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<p><strong>Claim checks</strong> (each answer sentence against the reference; utility on CRAG's scale: \
+         1 perfect, 0 declined, -1 wrong)</p>{}",
+        table.html()
+    )
 }
 
 /// A score row's evidence (its `detail` object), highlights first.
