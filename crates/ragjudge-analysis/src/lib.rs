@@ -5,6 +5,7 @@
 
 pub mod adversarial;
 mod files_error;
+pub mod ood;
 pub mod perturb;
 pub mod robustness;
 pub mod weakness;

@@ -8,6 +8,7 @@ use crate::args::ShardArgs;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_analysis::adversarial::{context_variants, ContextPerturbation};
+use ragjudge_analysis::ood::ood_questions;
 use ragjudge_analysis::perturb::{question_variants, Perturbation};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -28,6 +29,10 @@ pub enum KindArg {
     Shuffle,
     /// Passages of other questions inserted among the retrieved ones (needs `--input`).
     Distractor,
+    /// Questions on subjects the collection does not cover, from a built-in bank of general
+    /// questions, those sharing words with the collection left out (needs `--questions`); the
+    /// right answer is an honest "I do not have that information".
+    Ood,
 }
 
 /// `ragjudge perturb`.
@@ -60,6 +65,16 @@ pub struct PerturbArgs {
     /// Passages each `distractor` variant adds.
     #[arg(long, default_value_t = 3)]
     pub distractors: usize,
+    /// Out-of-distribution questions `ood` adds.
+    #[arg(long, default_value_t = 10)]
+    pub ood: usize,
+    /// Most share of an `ood` question's content words that may occur in the collection.
+    #[arg(long, default_value_t = 0.25)]
+    pub ood_max_overlap: f64,
+    /// Texts of the collection for `ood` (JSONL: records, chunks or questions; every text field
+    /// counts), besides the questions themselves.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub collection: Vec<PathBuf>,
     #[command(flatten)]
     pub shard: ShardArgs,
 }
@@ -70,6 +85,13 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         bail!("--rate must be in (0, 1], got {}", args.rate);
     }
     let (mut kinds, mut context_kinds) = (Vec::new(), Vec::new());
+    let ood = args.kinds.contains(&KindArg::Ood);
+    if ood && args.input.is_some() {
+        bail!("--kinds ood writes new questions: give the questions with --questions (and the collection's texts with --collection)");
+    }
+    if !(0.0..=1.0).contains(&args.ood_max_overlap) {
+        bail!("--ood-max-overlap must be in [0, 1], got {}", args.ood_max_overlap);
+    }
     for k in &args.kinds {
         match k {
             KindArg::Typo => kinds.push(Perturbation::Typo),
@@ -78,6 +100,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
             KindArg::Whitespace => kinds.push(Perturbation::Whitespace),
             KindArg::Shuffle => context_kinds.push(ContextPerturbation::Shuffle),
             KindArg::Distractor => context_kinds.push(ContextPerturbation::Distractor),
+            KindArg::Ood => {}
         }
     }
     let Some(path) = args.questions.as_ref().or(args.input.as_ref()) else {
@@ -93,6 +116,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         BufWriter::new(std::fs::File::create(&args.output).with_context(|| format!("{out_name}: cannot create"))?);
     let (mut questions, mut variants) = (0usize, 0usize);
     let mut records = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let n = i + 1;
@@ -129,6 +153,9 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
                 }
                 continue;
             }
+        }
+        if ood {
+            text_fields(&q, &mut texts);
         }
         let Some(vs) = question_variants(&q, &args.field, &kinds, args.rate, args.seed) else {
             bail!("{name}:{n}: field `{}`: missing or not text", args.field);
@@ -170,13 +197,60 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         }
         return Ok(());
     }
+    let ood_note = if ood { write_ood(args, &mut texts, &mut out, &out_name)? } else { String::new() };
     out.flush().with_context(|| format!("{out_name}: write failed"))?;
     println!(
         "{variants} variants of {questions} questions ({} kinds at rate {}, seed {}) written to {out_name}; \
-         variants equal to their question are left out",
+         variants equal to their question are left out{ood_note}",
         kinds.len(),
         args.rate,
         args.seed
     );
     Ok(())
+}
+
+/// Every text of a JSON value (ids, systems and `meta` aside), for the collection's vocabulary.
+fn text_fields(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| text_fields(x, out)),
+        serde_json::Value::Object(o) => o
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "id" | "system" | "run" | "meta"))
+            .for_each(|(_, x)| text_fields(x, out)),
+        _ => {}
+    }
+}
+
+/// Writes the `ood` questions for the collection (the questions read and `--collection`); returns
+/// the summary's note.
+fn write_ood(args: &PerturbArgs, texts: &mut Vec<String>, out: &mut impl Write, out_name: &str) -> Result<String> {
+    for path in &args.collection {
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+        for (i, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.with_context(|| format!("{name}:{}: unreadable line", i + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: serde_json::Value =
+                serde_json::from_str(&line).with_context(|| format!("{name}:{}: invalid JSON", i + 1))?;
+            text_fields(&v, texts);
+        }
+    }
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let choice = ood_questions(&refs, args.ood, args.ood_max_overlap, args.seed);
+    for q in &choice.questions {
+        let mut v = serde_json::json!({
+            "id": format!("ood-{:03}", q.index),
+            "meta": {"perturbation": "ood", "severity": 1, "seed": args.seed, "subject": q.subject, "overlap": q.overlap},
+        });
+        v[args.field.as_str()] = serde_json::Value::from(q.text);
+        writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
+    }
+    Ok(format!(
+        "; {} out-of-distribution questions ({} of the bank share too many words with the collection)",
+        choice.questions.len(),
+        choice.too_close
+    ))
 }
