@@ -21,6 +21,9 @@ pub enum ContextPerturbation {
     Shuffle,
     /// `k` passages of other questions inserted at seeded positions.
     Distractor,
+    /// The most relevant passage with one fact altered (`crate::contradiction`), inserted at a
+    /// seeded position.
+    Contradiction,
 }
 
 impl ContextPerturbation {
@@ -29,6 +32,7 @@ impl ContextPerturbation {
         match self {
             ContextPerturbation::Shuffle => "shuffle",
             ContextPerturbation::Distractor => "distractor",
+            ContextPerturbation::Contradiction => "contradiction",
         }
     }
 }
@@ -202,6 +206,9 @@ pub fn context_variants(
                     Ok(c) => out.variants.push(variant(r, &id, kind, 1, seed, c)),
                     Err(reason) => out.skipped.push(skip(reason.into())),
                 },
+                ContextPerturbation::Contradiction => {
+                    out.skipped.push(skip("a contradiction needs a model (contradiction_variants)".into()))
+                }
                 ContextPerturbation::Distractor => {
                     let present: HashSet<&str> = ctx.iter().filter_map(passage_text).map(str::trim).collect();
                     let own_topic = topic(r);
@@ -224,6 +231,74 @@ pub fn context_variants(
                 }
             }
         }
+    }
+    Ok(out)
+}
+
+/// The passage a contradiction alters: the one with the highest relevance grade (`relevance`,
+/// `grade` or `score`), else the first; `None` for a record without passages.
+pub fn passage_to_alter(r: &Value) -> Option<String> {
+    let ctx = r.get("contexts")?.as_array()?;
+    let grade = |p: &Value| {
+        ["relevance", "grade", "score"].iter().find_map(|k| p.get(k).and_then(Value::as_f64)).unwrap_or(f64::MIN)
+    };
+    let mut best: Option<(&Value, f64)> = None;
+    for p in ctx {
+        let g = grade(p);
+        if passage_text(p).is_some() && best.is_none_or(|(_, b)| g > b) {
+            best = Some((p, g));
+        }
+    }
+    best.and_then(|(p, _)| passage_text(p)).map(str::to_string)
+}
+
+/// `contradiction` variants: each record's [`passage_to_alter`] replaced by its rewrite in
+/// `altered` (original text -> rewrite), inserted at a seeded position besides the original
+/// passages (which are kept), marked `"contradiction": true` and without a relevance grade.
+/// Records without passages or without a kept rewrite are skipped with the reason given in
+/// `rejected` (original text -> why).
+pub fn contradiction_variants(
+    records: &[Value],
+    altered: &std::collections::HashMap<String, String>,
+    rejected: &std::collections::HashMap<String, String>,
+    seed: u64,
+) -> Result<ContextVariants, AdversarialError> {
+    let kind = ContextPerturbation::Contradiction;
+    let mut out = ContextVariants::default();
+    for (i, r) in records.iter().enumerate() {
+        let ctx = contexts(r, i)?;
+        let id = string_of(r.get("id"));
+        let skip = |reason: String| Skipped { id: id.clone(), system: string_of(r.get("system")), kind, reason };
+        let Some(original) = passage_to_alter(r) else {
+            out.skipped.push(skip("no passage".into()));
+            continue;
+        };
+        let Some(text) = altered.get(&original) else {
+            let why = rejected.get(&original).cloned().unwrap_or_else(|| "no rewrite".into());
+            out.skipped.push(skip(why));
+            continue;
+        };
+        let source = ctx.iter().find(|p| passage_text(p) == Some(original.as_str())).cloned().unwrap_or(Value::Null);
+        let mut passage = match source {
+            Value::Object(o) => Value::Object(o),
+            _ => Value::Object(Map::new()),
+        };
+        if let Some(o) = passage.as_object_mut() {
+            for k in ["relevance", "grade", "score", "passage"] {
+                o.remove(k);
+            }
+            if let Some(pid) = o.get("id").map(|v| string_of(Some(v))) {
+                o.insert("id".into(), Value::from(format!("{pid}~contradiction")));
+            }
+            o.insert("text".into(), Value::from(text.clone()));
+            o.insert("contradiction".into(), Value::Bool(true));
+        }
+        let mixed = seed ^ fxhash(&id).rotate_left(11) ^ 0xC0DE_u64.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut rng = ChaCha8Rng::seed_from_u64(mixed);
+        let mut c = ctx.clone();
+        let at = rng.gen_range(0..=c.len());
+        c.insert(at, passage);
+        out.variants.push(variant(r, &id, kind, 1, seed, c));
     }
     Ok(out)
 }
@@ -374,5 +449,31 @@ mod tests {
             e.to_string(),
             "record 1 (id `b`): field `contexts[0].text`: not a list of passages (strings or objects with `text`)"
         );
+    }
+
+    #[test]
+    fn a_contradiction_goes_in_beside_the_most_relevant_passage() {
+        let mut r = record("q1", "t", &["low", "high"]);
+        r["contexts"][0]["relevance"] = json!(1);
+        let other = record("q2", "t", &["lonely"]);
+        let altered: std::collections::HashMap<String, String> = [("high".to_string(), "HIGH".to_string())].into();
+        let rejected: std::collections::HashMap<String, String> =
+            [("lonely".to_string(), "no contradiction".to_string())].into();
+        let v = contradiction_variants(&[r, other], &altered, &rejected, 5).unwrap();
+        assert_eq!(v.variants.len(), 1);
+        let ctx = v.variants[0]["contexts"].as_array().unwrap();
+        assert_eq!(ctx.len(), 3);
+        let texts: Vec<&str> = ctx.iter().map(|p| p["text"].as_str().unwrap()).collect();
+        // The originals keep their order; the rewrite of the most relevant one goes in somewhere.
+        let kept: Vec<&str> = texts.iter().copied().filter(|t| *t != "HIGH").collect();
+        assert_eq!(kept, ["low", "high"]);
+        let c = ctx.iter().find(|p| p["text"] == "HIGH").unwrap();
+        assert_eq!((c["contradiction"].as_bool(), c["id"].as_str()), (Some(true), Some("high-id~contradiction")));
+        assert!(c.get("relevance").is_none());
+        assert_eq!(v.variants[0]["id"], "q1~contradiction");
+        assert_eq!(v.variants[0]["meta"]["variant_of"], "q1");
+        assert_eq!(v.skipped.len(), 1);
+        assert_eq!((v.skipped[0].id.as_str(), v.skipped[0].reason.as_str()), ("q2", "no contradiction"));
+        assert_eq!(passage_to_alter(&json!({"contexts": ["a", "b"]})).as_deref(), Some("a"));
     }
 }

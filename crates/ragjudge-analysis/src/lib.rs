@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod adversarial;
+pub mod contradiction;
 mod files_error;
 pub mod ood;
 pub mod perturb;

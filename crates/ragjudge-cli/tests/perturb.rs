@@ -75,3 +75,51 @@ fn out_of_distribution_questions_share_few_words_with_the_collection() {
     let o = ragjudge(&["perturb", "--input", &collection, "--kinds", "ood", "-o", &out]);
     assert_one_line_error(&o, "--kinds ood writes new questions");
 }
+
+#[test]
+fn contradictions_are_written_by_the_judge_and_kept_only_when_they_contradict() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    use serde_json::Value;
+    // The judge rewrites passages by turning "97 percent" into "12 percent" (those without it
+    // come back unchanged, and are rejected); the entailment check says Yes with 0.2 for a claim
+    // holding "12 percent", else 0.9.
+    let user = |req: &Value| -> String {
+        let m = req["messages"].as_array().unwrap();
+        m.iter().rev().find(|x| x["role"] == "user").unwrap()["content"].as_str().unwrap().to_string()
+    };
+    let rewrite = move |req: &Value| -> String {
+        let u = user(req);
+        u.split("Passage:\n").nth(1).unwrap_or_default().replace("97 percent", "12 percent")
+    };
+    let entail = move |req: &Value| -> Vec<(String, f64)> {
+        let u = user(req);
+        let p = if u.split("Claim:\n").nth(1).unwrap_or_default().contains("12 percent") { 0.2 } else { 0.9 };
+        vec![("Yes".to_string(), f64::ln(p)), ("No".to_string(), f64::ln(1.0 - p))]
+    };
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::func(rewrite).with_logprobs_func(entail))));
+    let dir = tempfile::tempdir().unwrap();
+    let runs = repo_root().join("examples/runs/oracle.jsonl").display().to_string();
+    let out = dir.path().join("c.jsonl").display().to_string();
+    let o = ragjudge_http(
+        &server.base_url(),
+        &["perturb", "--input", &runs, "--kinds", "contradiction", "--no-cache", "--output", &out],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let variants: Vec<Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // q01's most relevant passage (relevance 3) says "... about 97 percent of Earth's water ...":
+    // its rewrite contradicts it and goes in.
+    assert!(!variants.is_empty());
+    for v in &variants {
+        let ctx = v["contexts"].as_array().unwrap();
+        let c: Vec<&Value> = ctx.iter().filter(|p| p["contradiction"] == true).collect();
+        assert_eq!(c.len(), 1, "{v}");
+        assert!(c[0]["text"].as_str().unwrap().contains("12 percent"));
+        assert_eq!(v["meta"]["perturbation"], "contradiction");
+    }
+    let q01 = variants.iter().find(|v| v["meta"]["variant_of"] == "q01").expect("q01 has a contradiction");
+    assert_eq!(q01["id"], "q01~contradiction");
+    // The records whose passage lacks the phrase are skipped: the rewrite came back unchanged.
+    assert!(stdout(&o).contains("contradiction:"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("the rewrite is the original"), "{}", stdout(&o));
+}

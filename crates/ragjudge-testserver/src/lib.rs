@@ -68,8 +68,7 @@ pub struct Normal {
     /// `choices[0].logprobs.content[0].top_logprobs` as (token, logprob); also the first token's
     /// own `token` / `logprob` (the first entry). Empty: the `logprobs` field is `null`.
     pub top_logprobs: Vec<(String, f64)>,
-    /// When set, computes the top logprobs from the request instead (the answer text is then
-    /// their first token).
+    /// When set, computes the top logprobs from the request instead.
     pub logprobs_fn: Option<LogprobsFn>,
     /// `usage.prompt_tokens`.
     pub prompt_tokens: u64,
@@ -111,7 +110,16 @@ impl Normal {
 
     /// An answer whose top logprobs (and text, their first token) are computed from the request.
     pub fn logprobs_func(f: impl Fn(&Value) -> Vec<(String, f64)> + Send + Sync + 'static) -> Self {
-        Self { logprobs_fn: Some(LogprobsFn(Arc::new(f))), ..Self::default() }
+        let f: Arc<dyn Fn(&Value) -> Vec<(String, f64)> + Send + Sync> = Arc::new(f);
+        let first = Arc::clone(&f);
+        let content: ContentFn = Arc::new(move |req: &Value| first(req).first().map(|t| t.0.clone()).unwrap_or_default());
+        Self { content: Content::Func(content), logprobs_fn: Some(LogprobsFn(f)), ..Self::default() }
+    }
+
+    /// The same answer with top logprobs computed from the request (its text unchanged).
+    pub fn with_logprobs_func(mut self, f: impl Fn(&Value) -> Vec<(String, f64)> + Send + Sync + 'static) -> Self {
+        self.logprobs_fn = Some(LogprobsFn(Arc::new(f)));
+        self
     }
 
     /// The same answer, sent after `delay`.
@@ -440,10 +448,9 @@ fn error_body(message: &str) -> String {
 fn completion(n: &Normal, request: &Value, with_logprobs: bool) -> Value {
     let computed = n.logprobs_fn.as_ref().map(|f| (f.0)(request));
     let top_logprobs = computed.as_ref().unwrap_or(&n.top_logprobs);
-    let text = match (&n.content, &computed) {
-        (_, Some(top)) => top.first().map(|t| t.0.clone()).unwrap_or_default(),
-        (Content::Fixed(s), None) => s.clone(),
-        (Content::Func(f), None) => f(request),
+    let text = match &n.content {
+        Content::Fixed(s) => s.clone(),
+        Content::Func(f) => f(request),
     };
     let logprobs = if with_logprobs && !top_logprobs.is_empty() {
         let top: Vec<Value> =

@@ -4,13 +4,16 @@
 //! With `--input` (records with contexts) the kinds `shuffle` and `distractor` vary the retrieved
 //! passages instead (`ragjudge_analysis::adversarial`); the answer and its citations are kept.
 
-use crate::args::ShardArgs;
+use crate::args::{JudgeArgs, ShardArgs};
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, ValueEnum};
-use ragjudge_analysis::adversarial::{context_variants, ContextPerturbation};
+use ragjudge_analysis::adversarial::{
+    context_variants, contradiction_variants, passage_to_alter, ContextPerturbation, ContextVariants,
+};
+use ragjudge_analysis::contradiction::alter_passages;
 use ragjudge_analysis::ood::ood_questions;
 use ragjudge_analysis::perturb::{question_variants, Perturbation};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -29,6 +32,9 @@ pub enum KindArg {
     Shuffle,
     /// Passages of other questions inserted among the retrieved ones (needs `--input`).
     Distractor,
+    /// The most relevant passage with one fact altered by the judge, checked to contradict the
+    /// original, inserted among the passages (needs `--input` and a judge).
+    Contradiction,
     /// Questions on subjects the collection does not cover, from a built-in bank of general
     /// questions, those sharing words with the collection left out (needs `--questions`); the
     /// right answer is an honest "I do not have that information".
@@ -41,7 +47,8 @@ pub struct PerturbArgs {
     /// Questions (or records): JSONL, one object with `id` and the text field per line.
     #[arg(long, value_name = "FILE", required_unless_present = "input", conflicts_with = "input")]
     pub questions: Option<PathBuf>,
-    /// Records with contexts (JSONL runs), for `shuffle` and `distractor` (and the text kinds).
+    /// Records with contexts (JSONL runs), for `shuffle`, `distractor` and `contradiction` (and the
+    /// text kinds).
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Where the variants go (JSONL).
@@ -75,6 +82,9 @@ pub struct PerturbArgs {
     /// counts), besides the questions themselves.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub collection: Vec<PathBuf>,
+    /// The judge that writes and checks `contradiction` passages.
+    #[command(flatten)]
+    pub judge: JudgeArgs,
     #[command(flatten)]
     pub shard: ShardArgs,
 }
@@ -100,6 +110,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
             KindArg::Whitespace => kinds.push(Perturbation::Whitespace),
             KindArg::Shuffle => context_kinds.push(ContextPerturbation::Shuffle),
             KindArg::Distractor => context_kinds.push(ContextPerturbation::Distractor),
+            KindArg::Contradiction => context_kinds.push(ContextPerturbation::Contradiction),
             KindArg::Ood => {}
         }
     }
@@ -107,7 +118,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         bail!("give --questions or --input");
     };
     if !context_kinds.is_empty() && args.input.is_none() {
-        bail!("--kinds shuffle and distractor vary contexts: give the records with --input");
+        bail!("--kinds shuffle, distractor and contradiction vary contexts: give the records with --input");
     }
     let name = path.display().to_string();
     let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
@@ -170,8 +181,15 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         variants += vs.len();
     }
     if !context_kinds.is_empty() {
-        let cv =
-            context_variants(&records, &context_kinds, args.distractors, args.seed).with_context(|| name.clone())?;
+        let model_free: Vec<ContextPerturbation> =
+            context_kinds.iter().copied().filter(|k| *k != ContextPerturbation::Contradiction).collect();
+        let mut cv =
+            context_variants(&records, &model_free, args.distractors, args.seed).with_context(|| name.clone())?;
+        if context_kinds.contains(&ContextPerturbation::Contradiction) {
+            let c = contradictions(args, &records).with_context(|| name.clone())?;
+            cv.variants.extend(c.variants);
+            cv.skipped.extend(c.skipped);
+        }
         for v in &cv.variants {
             writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
         }
@@ -207,6 +225,26 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         args.seed
     );
     Ok(())
+}
+
+/// `contradiction` variants: the judge rewrites each record's most relevant passage (each
+/// distinct passage once) and checks the rewrite contradicts it.
+fn contradictions(args: &PerturbArgs, records: &[serde_json::Value]) -> Result<ContextVariants> {
+    let judge: std::sync::Arc<dyn ragjudge_models::Judge> = std::sync::Arc::from(crate::backends::judge(&args.judge)?);
+    let passages: Vec<String> = records.iter().filter_map(passage_to_alter).collect();
+    let refs: Vec<&str> = passages.iter().map(String::as_str).collect();
+    let (mut altered, mut rejected) = (HashMap::new(), HashMap::new());
+    for (p, a) in alter_passages(&judge, &refs) {
+        match (a.text, a.rejected) {
+            (Some(t), _) => {
+                altered.insert(p, t);
+            }
+            (None, why) => {
+                rejected.insert(p, why.unwrap_or_else(|| "no rewrite".into()));
+            }
+        }
+    }
+    Ok(contradiction_variants(records, &altered, &rejected, args.seed)?)
 }
 
 /// Every text of a JSON value (ids, systems and `meta` aside), for the collection's vocabulary.
