@@ -131,7 +131,8 @@ mod tests {
             Ok(Generation { text: format!("Passage: {}", passage.replace("1455", "1502")), ..Default::default() })
         }
         fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
-            let p = if prompt.messages[1].content.contains("Claim:\nThe Bible was completed in 1502") { 0.1 } else { 0.9 };
+            let p =
+                if prompt.messages[1].content.contains("Claim:\nThe Bible was completed in 1502") { 0.1 } else { 0.9 };
             Ok(LabelProbs {
                 labels: labels.to_vec(),
                 probs: vec![p, 1.0 - p],
@@ -163,7 +164,10 @@ mod tests {
     #[test]
     fn the_prompt_asks_for_one_changed_fact_and_labels_are_stripped() {
         let p = contradict_prompt("Some text.");
-        assert!(p.messages[1].content.ends_with("Passage:\nSome text.") && p.messages[1].content.contains("exactly one fact"));
+        assert!(
+            p.messages[1].content.ends_with("Passage:\nSome text.")
+                && p.messages[1].content.contains("exactly one fact")
+        );
         assert_eq!(clean("Rewritten passage: \"It rained.\""), "It rained.");
     }
 }

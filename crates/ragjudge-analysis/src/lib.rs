@@ -7,6 +7,7 @@ pub mod adversarial;
 pub mod contradiction;
 mod files_error;
 pub mod ood;
+pub mod paraphrase;
 pub mod perturb;
 pub mod robustness;
 pub mod weakness;

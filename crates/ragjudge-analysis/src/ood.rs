@@ -6,10 +6,10 @@
 //! merely unanswered. Model-free and seeded: the same collection, number and seed give the same
 //! questions.
 
+use ragjudge_lexical::stopwords::is_smart_stopword;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use ragjudge_lexical::stopwords::is_smart_stopword;
 use serde::Serialize;
 use std::collections::HashSet;
 

@@ -41,7 +41,17 @@ fn out_of_distribution_questions_share_few_words_with_the_collection() {
     let collection = root.join("examples/runs/oracle.jsonl").display().to_string();
     let out = dir.path().join("ood.jsonl").display().to_string();
     let o = ragjudge(&[
-        "perturb", "--questions", &questions, "--kinds", "ood", "--ood", "6", "--collection", &collection, "-o", &out,
+        "perturb",
+        "--questions",
+        &questions,
+        "--kinds",
+        "ood",
+        "--ood",
+        "6",
+        "--collection",
+        &collection,
+        "-o",
+        &out,
     ]);
     assert!(stdout(&o).contains("6 out-of-distribution questions"), "{}", stdout(&o));
     let lines: Vec<serde_json::Value> =
@@ -122,4 +132,62 @@ fn contradictions_are_written_by_the_judge_and_kept_only_when_they_contradict() 
     // The records whose passage lacks the phrase are skipped: the rewrite came back unchanged.
     assert!(stdout(&o).contains("contradiction:"), "{}", stdout(&o));
     assert!(stdout(&o).contains("the rewrite is the original"), "{}", stdout(&o));
+}
+
+#[test]
+fn paraphrases_that_change_the_question_are_dropped() {
+    use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+    use serde_json::Value;
+    // The judge rewords a question as "so, QUESTION" (lower case), except questions about Rust,
+    // which become "tell me a joke"; the same-meaning check says Yes with 0.1 for a joke, else 0.9.
+    let user = |req: &Value| -> String {
+        let m = req["messages"].as_array().unwrap();
+        m.iter().rev().find(|x| x["role"] == "user").unwrap()["content"].as_str().unwrap().to_string()
+    };
+    let reword = move |req: &Value| -> String {
+        let q = user(req).split("Question:\n").nth(1).unwrap_or_default().to_string();
+        if q.contains("Rust") {
+            "tell me a joke".into()
+        } else {
+            format!("so, {}", q.to_lowercase())
+        }
+    };
+    let same = move |req: &Value| -> Vec<(String, f64)> {
+        let p = if user(req).contains("Question 2:\ntell me a joke") { 0.1 } else { 0.9 };
+        vec![("Yes".to_string(), f64::ln(p)), ("No".to_string(), f64::ln(1.0 - p))]
+    };
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::func(reword).with_logprobs_func(same))));
+    let dir = tempfile::tempdir().unwrap();
+    let questions = repo_root().join("examples/questions.jsonl").display().to_string();
+    let out = dir.path().join("p.jsonl").display().to_string();
+    let args = ["perturb", "--questions", &questions, "--kinds", "colloquial", "--embedder", "none", "--no-cache"];
+    let o = ragjudge_http(&server.base_url(), &[&args[..], &["--output", &out]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let originals: Vec<Value> =
+        std::fs::read_to_string(&questions).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rust = originals.iter().filter(|q| q["query"].as_str().unwrap().contains("Rust")).count();
+    assert!(rust > 0);
+    let variants: Vec<Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(variants.len(), originals.len() - rust);
+    for v in &variants {
+        let of = v["meta"]["variant_of"].as_str().unwrap();
+        let q = originals.iter().find(|q| q["id"] == of).unwrap();
+        assert_eq!(v["id"], format!("{of}~colloquial"));
+        assert_eq!(v["query"].as_str().unwrap(), format!("so, {}", q["query"].as_str().unwrap().to_lowercase()));
+        // P(Yes) = 0.9 / (0.9 + 0.1), read back from logprobs.
+        assert!((v["meta"]["same_meaning"].as_f64().unwrap() - 0.9).abs() < 1e-12);
+        assert!(v["meta"]["similarity"].is_null());
+        assert_eq!(v["reference"], q["reference"]);
+    }
+    // One generation per question, one check per non-empty paraphrase.
+    assert_eq!(server.request_count(), 2 * originals.len());
+    let note = stdout(&o);
+    assert!(
+        note.contains(&format!(
+            "colloquial: {} kept, dropped: {rust} the judge finds the meaning changed",
+            originals.len() - rust
+        )),
+        "{note}"
+    );
 }

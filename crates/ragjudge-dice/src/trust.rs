@@ -253,7 +253,10 @@ mod tests {
         assert_eq!((r.orders, r.order_consistency, r.first_position_rate, r.tie_rate), (0, None, None, None));
         assert!((r.margin.as_ref().unwrap().median - 0.4).abs() < 1e-12);
         let text = r.render();
-        assert!(text.starts_with("judge trust: each answer graded alone (no presentation order), hard-scored 100%"), "{text}");
+        assert!(
+            text.starts_with("judge trust: each answer graded alone (no presentation order), hard-scored 100%"),
+            "{text}"
+        );
         assert!(r.warnings.is_empty());
     }
 

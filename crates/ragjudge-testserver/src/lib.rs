@@ -112,7 +112,8 @@ impl Normal {
     pub fn logprobs_func(f: impl Fn(&Value) -> Vec<(String, f64)> + Send + Sync + 'static) -> Self {
         let f: Arc<dyn Fn(&Value) -> Vec<(String, f64)> + Send + Sync> = Arc::new(f);
         let first = Arc::clone(&f);
-        let content: ContentFn = Arc::new(move |req: &Value| first(req).first().map(|t| t.0.clone()).unwrap_or_default());
+        let content: ContentFn =
+            Arc::new(move |req: &Value| first(req).first().map(|t| t.0.clone()).unwrap_or_default());
         Self { content: Content::Func(content), logprobs_fn: Some(LogprobsFn(f)), ..Self::default() }
     }
 

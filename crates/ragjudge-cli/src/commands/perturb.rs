@@ -12,6 +12,7 @@ use ragjudge_analysis::adversarial::{
 };
 use ragjudge_analysis::contradiction::alter_passages;
 use ragjudge_analysis::ood::ood_questions;
+use ragjudge_analysis::paraphrase::{paraphrase_questions, Style};
 use ragjudge_analysis::perturb::{question_variants, Perturbation};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -32,6 +33,12 @@ pub enum KindArg {
     Shuffle,
     /// Passages of other questions inserted among the retrieved ones (needs `--input`).
     Distractor,
+    /// A colloquial rewording of the question by the judge, kept when it asks for the same
+    /// information (needs a judge).
+    Colloquial,
+    /// A terse, search-box rewording of the question by the judge, kept when it asks for the same
+    /// information (needs a judge).
+    Terse,
     /// The most relevant passage with one fact altered by the judge, checked to contradict the
     /// original, inserted among the passages (needs `--input` and a judge).
     Contradiction,
@@ -82,7 +89,14 @@ pub struct PerturbArgs {
     /// counts), besides the questions themselves.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub collection: Vec<PathBuf>,
-    /// The judge that writes and checks `contradiction` passages.
+    /// Embedding model of the paraphrase check (`colloquial`, `terse`): a paraphrase whose cosine
+    /// similarity with the question is below `--min-similarity` is dropped; `none` skips it.
+    #[arg(long, default_value = "minilm")]
+    pub embedder: String,
+    /// Least cosine similarity of a paraphrase with its question.
+    #[arg(long, default_value_t = 0.8)]
+    pub min_similarity: f64,
+    /// The judge that writes and checks paraphrases and `contradiction` passages.
     #[command(flatten)]
     pub judge: JudgeArgs,
     #[command(flatten)]
@@ -94,7 +108,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
     if !(args.rate > 0.0 && args.rate <= 1.0) {
         bail!("--rate must be in (0, 1], got {}", args.rate);
     }
-    let (mut kinds, mut context_kinds) = (Vec::new(), Vec::new());
+    let (mut kinds, mut context_kinds, mut styles) = (Vec::new(), Vec::new(), Vec::new());
     let ood = args.kinds.contains(&KindArg::Ood);
     if ood && args.input.is_some() {
         bail!("--kinds ood writes new questions: give the questions with --questions (and the collection's texts with --collection)");
@@ -111,6 +125,8 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
             KindArg::Shuffle => context_kinds.push(ContextPerturbation::Shuffle),
             KindArg::Distractor => context_kinds.push(ContextPerturbation::Distractor),
             KindArg::Contradiction => context_kinds.push(ContextPerturbation::Contradiction),
+            KindArg::Colloquial => styles.push(Style::Colloquial),
+            KindArg::Terse => styles.push(Style::Terse),
             KindArg::Ood => {}
         }
     }
@@ -128,6 +144,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
     let (mut questions, mut variants) = (0usize, 0usize);
     let mut records = Vec::new();
     let mut texts: Vec<String> = Vec::new();
+    let mut to_paraphrase: Vec<serde_json::Value> = Vec::new();
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let n = i + 1;
@@ -147,6 +164,12 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
             if !shard.contains(&key) {
                 continue;
             }
+        }
+        if !styles.is_empty() {
+            if q.get(&args.field).and_then(serde_json::Value::as_str).is_none() {
+                bail!("{name}:{n}: field `{}`: missing or not text", args.field);
+            }
+            to_paraphrase.push(q.clone());
         }
         if args.input.is_some() {
             if q.get("id").is_none() {
@@ -180,6 +203,13 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         }
         variants += vs.len();
     }
+    let paraphrase_note = if styles.is_empty() {
+        String::new()
+    } else {
+        let (written, notes) = write_paraphrases(args, &styles, &to_paraphrase, &mut out, &out_name)?;
+        variants += written;
+        notes
+    };
     if !context_kinds.is_empty() {
         let model_free: Vec<ContextPerturbation> =
             context_kinds.iter().copied().filter(|k| *k != ContextPerturbation::Contradiction).collect();
@@ -199,7 +229,8 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
             *skipped.entry((s.kind.name(), s.reason.as_str())).or_default() += 1;
         }
         println!(
-            "{} variants of {questions} records ({}{} context kinds, {} distractors, seed {}) written to {out_name}",
+            "{} variants of {questions} records ({}{} context kinds, {} distractors, seed {}) written to \
+             {out_name}{paraphrase_note}",
             variants + cv.variants.len(),
             if kinds.is_empty() {
                 String::new()
@@ -219,12 +250,73 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
     out.flush().with_context(|| format!("{out_name}: write failed"))?;
     println!(
         "{variants} variants of {questions} questions ({} kinds at rate {}, seed {}) written to {out_name}; \
-         variants equal to their question are left out{ood_note}",
+         variants equal to their question are left out{ood_note}{paraphrase_note}",
         kinds.len(),
         args.rate,
         args.seed
     );
     Ok(())
+}
+
+/// Paraphrase variants of `questions` in each style, checked; returns how many were written and
+/// a note per style with the reasons for those dropped.
+fn write_paraphrases(
+    args: &PerturbArgs,
+    styles: &[Style],
+    questions: &[serde_json::Value],
+    out: &mut impl Write,
+    out_name: &str,
+) -> Result<(usize, String)> {
+    if !(0.0..=1.0).contains(&args.min_similarity) {
+        bail!("--min-similarity must be in [0, 1], got {}", args.min_similarity);
+    }
+    let judge: std::sync::Arc<dyn ragjudge_models::Judge> = std::sync::Arc::from(crate::backends::judge(&args.judge)?);
+    let embedder = match args.embedder.as_str() {
+        "none" => None,
+        model => Some(crate::backends::embedder(model, 32, args.judge.threads, crate::args::Precision::F32)?),
+    };
+    let texts: Vec<&str> = questions.iter().filter_map(|q| q.get(&args.field)?.as_str()).collect();
+    let (mut written, mut notes) = (0, String::new());
+    for &style in styles {
+        let done = paraphrase_questions(&judge, embedder.as_deref(), &texts, style, args.min_similarity);
+        let mut dropped: BTreeMap<String, usize> = BTreeMap::new();
+        for q in questions {
+            let text = q[args.field.as_str()].as_str().unwrap_or_default();
+            let Some(p) = done.get(text) else { continue };
+            let Some(t) = &p.text else {
+                // The reason without its figures, so that equal reasons are counted together.
+                let why = p.rejected.clone().unwrap_or_default();
+                *dropped.entry(why.split(" (").next().unwrap_or_default().to_string()).or_default() += 1;
+                continue;
+            };
+            let id = match q.get("id") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            };
+            let mut v = q.clone();
+            v[args.field.as_str()] = serde_json::Value::from(t.clone());
+            v["id"] = serde_json::Value::from(format!("{id}~{}", style.name()));
+            if !v.get("meta").is_some_and(serde_json::Value::is_object) {
+                v["meta"] = serde_json::json!({});
+            }
+            v["meta"]["variant_of"] = serde_json::Value::from(id);
+            v["meta"]["perturbation"] = serde_json::Value::from(style.name());
+            v["meta"]["severity"] = serde_json::Value::from(1);
+            v["meta"]["same_meaning"] = serde_json::json!(p.same_meaning);
+            v["meta"]["similarity"] = serde_json::json!(p.similarity);
+            writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
+            written += 1;
+        }
+        let reasons: Vec<String> = dropped.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        notes += &format!(
+            "; {}: {} kept{}",
+            style.name(),
+            questions.len() - dropped.values().sum::<usize>(),
+            if reasons.is_empty() { String::new() } else { format!(", dropped: {}", reasons.join(", ")) }
+        );
+    }
+    Ok((written, notes))
 }
 
 /// `contradiction` variants: the judge rewrites each record's most relevant passage (each
