@@ -286,7 +286,8 @@ fn write_paraphrases(
             let Some(t) = &p.text else {
                 // The reason without its figures, so that equal reasons are counted together.
                 let why = p.rejected.clone().unwrap_or_default();
-                *dropped.entry(why.split(" (").next().unwrap_or_default().to_string()).or_default() += 1;
+                let kind = why.split(|c: char| c == '(' || c.is_ascii_digit()).next().unwrap_or_default().trim();
+                *dropped.entry(kind.to_string()).or_default() += 1;
                 continue;
             };
             let id = match q.get("id") {
