@@ -2,14 +2,17 @@
 //! contexts): a retrieved passage with one fact altered by a model. The model is asked to change
 //! exactly one fact (a number, a date, a name or a place) and keep every other word; the rewrite
 //! is kept only when it still looks like the passage (length within half to one and a half times
-//! the original's, not the same text) and the judge does *not* find it entailed by the original
-//! (P(Yes) of the entailment check below 0.5, `ragjudge_trec::answer::entailment`), so that it
-//! really contradicts it. [`crate::adversarial`] inserts the kept rewrites among the passages.
+//! the original's, not the same text) and the judge does *not* find one of its changed sentences
+//! entailed by the original (P(Yes) of the entailment check below 0.5 for the least entailed,
+//! each against the original sentences most like it, `ragjudge_trec::answer::entailment`), so
+//! that it really contradicts it. [`crate::adversarial`] inserts the kept rewrites among the passages.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use ragjudge_core::text::split_sentences;
 use ragjudge_models::{GenParams, Judge, Message, Prompt};
+use ragjudge_trec::answer::entailment::{select_premise, DEFAULT_PREMISE_SENTENCES};
 use ragjudge_trec::answer::EntailmentModel;
 use serde::Serialize;
 
@@ -35,7 +38,7 @@ pub fn contradict_prompt(passage: &str) -> Prompt {
 pub struct Altered {
     /// The rewrite, when it was kept.
     pub text: Option<String>,
-    /// P(the original entails the rewrite), when checked.
+    /// P(the original entails the rewrite's least entailed changed sentence), when checked.
     pub entailed: Option<f64>,
     /// Why the rewrite was not kept.
     pub rejected: Option<String>,
@@ -78,21 +81,51 @@ pub fn alter_passages(judge: &Arc<dyn Judge>, passages: &[&str]) -> HashMap<Stri
             to_check.push((p, text));
         }
     }
-    let pairs: Vec<(&str, &str)> = to_check.iter().map(|(p, t)| (*p, t.as_str())).collect();
-    let checks = EntailmentModel::Judge(Arc::clone(judge)).probs(&pairs);
-    for ((p, text), check) in to_check.into_iter().zip(checks) {
-        let altered = match check {
-            Ok(e) if e < 0.5 => Altered { text: Some(text), entailed: Some(e), rejected: None },
-            Ok(e) => Altered {
-                text: None,
-                entailed: Some(e),
-                rejected: Some(format!("the original entails the rewrite (P = {e:.2}): no contradiction")),
-            },
+    // Each changed sentence of a rewrite against the original sentences most like it.
+    let mut premises: Vec<String> = Vec::new();
+    let mut claims: Vec<String> = Vec::new();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    for (p, text) in &to_check {
+        let original = split_sentences(p);
+        let start = claims.len();
+        for c in changed_sentences(p, text) {
+            premises.push(select_premise(&c, &original, DEFAULT_PREMISE_SENTENCES).join(" "));
+            claims.push(c);
+        }
+        spans.push(start..claims.len());
+    }
+    let pairs: Vec<(&str, &str)> = premises.iter().map(String::as_str).zip(claims.iter().map(String::as_str)).collect();
+    let mut checks: Vec<Option<Result<f64, _>>> =
+        EntailmentModel::Judge(Arc::clone(judge)).probs(&pairs).into_iter().map(Some).collect();
+    for ((p, text), span) in to_check.into_iter().zip(spans) {
+        if span.is_empty() {
+            out.insert(p.to_string(), Altered { text: None, entailed: None, rejected: Some("no sentence changed".into()) });
+            continue;
+        }
+        // The least entailed changed sentence decides.
+        let probs: Result<Vec<f64>, _> = span.map(|i| checks[i].take().expect("each check read once")).collect();
+        let altered = match probs {
+            Ok(v) => {
+                let e = v.iter().copied().fold(f64::INFINITY, f64::min);
+                if e < 0.5 {
+                    Altered { text: Some(text), entailed: Some(e), rejected: None }
+                } else {
+                    let why = format!("the original entails every changed sentence (P >= {e:.2}): no contradiction");
+                    Altered { text: None, entailed: Some(e), rejected: Some(why) }
+                }
+            }
             Err(e) => Altered { text: None, entailed: None, rejected: Some(format!("entailment check failed: {e}")) },
         };
         out.insert(p.to_string(), altered);
     }
     out
+}
+
+/// The sentences of `rewrite` that are not sentences of `original` (whitespace aside).
+pub fn changed_sentences(original: &str, rewrite: &str) -> Vec<String> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let before: std::collections::HashSet<String> = split_sentences(original).into_iter().map(norm).collect();
+    split_sentences(rewrite).into_iter().map(norm).filter(|s| !s.is_empty() && !before.contains(s)).collect()
 }
 
 /// The reply without a leading "Passage:" or "Rewritten passage:" label and surrounding quotes.
@@ -159,6 +192,12 @@ mod tests {
         assert_eq!(out[a].entailed, Some(0.1));
         assert_eq!(out[b].rejected.as_deref(), Some("the rewrite is the original"));
         assert!(out["This one will fail."].rejected.as_ref().unwrap().starts_with("rewrite failed"));
+    }
+
+    #[test]
+    fn only_the_changed_sentences_are_checked() {
+        assert_eq!(changed_sentences("It rained. The  sun set at 6.", "It rained. The sun set at 9."), ["The sun set at 9."]);
+        assert!(changed_sentences("It rained.", "It  rained.").is_empty());
     }
 
     #[test]
