@@ -99,7 +99,10 @@ pub fn alter_passages(judge: &Arc<dyn Judge>, passages: &[&str]) -> HashMap<Stri
         EntailmentModel::Judge(Arc::clone(judge)).probs(&pairs).into_iter().map(Some).collect();
     for ((p, text), span) in to_check.into_iter().zip(spans) {
         if span.is_empty() {
-            out.insert(p.to_string(), Altered { text: None, entailed: None, rejected: Some("no sentence changed".into()) });
+            out.insert(
+                p.to_string(),
+                Altered { text: None, entailed: None, rejected: Some("no sentence changed".into()) },
+            );
             continue;
         }
         // The least entailed changed sentence decides.
@@ -196,7 +199,10 @@ mod tests {
 
     #[test]
     fn only_the_changed_sentences_are_checked() {
-        assert_eq!(changed_sentences("It rained. The  sun set at 6.", "It rained. The sun set at 9."), ["The sun set at 9."]);
+        assert_eq!(
+            changed_sentences("It rained. The  sun set at 6.", "It rained. The sun set at 9."),
+            ["The sun set at 9."]
+        );
         assert!(changed_sentences("It rained.", "It  rained.").is_empty());
     }
 

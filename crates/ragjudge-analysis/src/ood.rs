@@ -124,6 +124,25 @@ pub fn ood_questions(collection: &[&str], n: usize, max_overlap: f64, seed: u64)
     OodChoice { questions: kept, too_close }
 }
 
+impl OodChoice {
+    /// The chosen questions as question records: id `ood-NNN` (the bank position), the text in
+    /// `field`, and `meta.perturbation` (`ood`), `meta.severity` (1), `meta.seed`,
+    /// `meta.subject` and `meta.overlap`; no `variant_of` (there is no original).
+    pub fn records(&self, field: &str, seed: u64) -> Vec<serde_json::Value> {
+        self.questions
+            .iter()
+            .map(|q| {
+                let mut v = serde_json::json!({
+                    "id": format!("ood-{:03}", q.index),
+                    "meta": {"perturbation": "ood", "severity": 1, "seed": seed, "subject": q.subject, "overlap": q.overlap},
+                });
+                v[field] = serde_json::Value::from(q.text);
+                v
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

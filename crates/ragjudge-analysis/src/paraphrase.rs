@@ -172,6 +172,48 @@ pub fn paraphrase_questions(
     out
 }
 
+/// The variant records of `questions` (JSON objects with `id` and the text in `field`) whose
+/// paraphrase in `style` was kept: id `ID~STYLE`, the paraphrase in `field`, and `meta.variant_of`,
+/// `meta.perturbation`, `meta.severity` (1), `meta.same_meaning`, `meta.similarity`; every other
+/// field is kept. Returns them with the number of questions dropped per reason (its figures left
+/// out, so that equal reasons count together).
+pub fn paraphrase_variants(
+    questions: &[serde_json::Value],
+    field: &str,
+    style: Style,
+    done: &HashMap<String, Paraphrase>,
+) -> (Vec<serde_json::Value>, std::collections::BTreeMap<String, usize>) {
+    use serde_json::Value;
+    let (mut out, mut dropped) = (Vec::new(), std::collections::BTreeMap::new());
+    for q in questions {
+        let Some(p) = q.get(field).and_then(Value::as_str).and_then(|t| done.get(t)) else { continue };
+        let Some(text) = &p.text else {
+            let why = p.rejected.clone().unwrap_or_default();
+            let kind = why.split(|c: char| c == '(' || c.is_ascii_digit()).next().unwrap_or_default().trim();
+            *dropped.entry(kind.to_string()).or_default() += 1;
+            continue;
+        };
+        let id = match q.get("id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        let mut v = q.clone();
+        v[field] = Value::from(text.clone());
+        v["id"] = Value::from(format!("{id}~{}", style.name()));
+        if !v.get("meta").is_some_and(Value::is_object) {
+            v["meta"] = serde_json::json!({});
+        }
+        v["meta"]["variant_of"] = Value::from(id);
+        v["meta"]["perturbation"] = Value::from(style.name());
+        v["meta"]["severity"] = Value::from(1);
+        v["meta"]["same_meaning"] = serde_json::json!(p.same_meaning);
+        v["meta"]["similarity"] = serde_json::json!(p.similarity);
+        out.push(v);
+    }
+    (out, dropped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

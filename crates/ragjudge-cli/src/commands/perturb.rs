@@ -12,7 +12,7 @@ use ragjudge_analysis::adversarial::{
 };
 use ragjudge_analysis::contradiction::alter_passages;
 use ragjudge_analysis::ood::ood_questions;
-use ragjudge_analysis::paraphrase::{paraphrase_questions, Style};
+use ragjudge_analysis::paraphrase::{paraphrase_questions, paraphrase_variants, Style};
 use ragjudge_analysis::perturb::{question_variants, Perturbation};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -279,41 +279,16 @@ fn write_paraphrases(
     let (mut written, mut notes) = (0, String::new());
     for &style in styles {
         let done = paraphrase_questions(&judge, embedder.as_deref(), &texts, style, args.min_similarity);
-        let mut dropped: BTreeMap<String, usize> = BTreeMap::new();
-        for q in questions {
-            let text = q[args.field.as_str()].as_str().unwrap_or_default();
-            let Some(p) = done.get(text) else { continue };
-            let Some(t) = &p.text else {
-                // The reason without its figures, so that equal reasons are counted together.
-                let why = p.rejected.clone().unwrap_or_default();
-                let kind = why.split(|c: char| c == '(' || c.is_ascii_digit()).next().unwrap_or_default().trim();
-                *dropped.entry(kind.to_string()).or_default() += 1;
-                continue;
-            };
-            let id = match q.get("id") {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-                None => String::new(),
-            };
-            let mut v = q.clone();
-            v[args.field.as_str()] = serde_json::Value::from(t.clone());
-            v["id"] = serde_json::Value::from(format!("{id}~{}", style.name()));
-            if !v.get("meta").is_some_and(serde_json::Value::is_object) {
-                v["meta"] = serde_json::json!({});
-            }
-            v["meta"]["variant_of"] = serde_json::Value::from(id);
-            v["meta"]["perturbation"] = serde_json::Value::from(style.name());
-            v["meta"]["severity"] = serde_json::Value::from(1);
-            v["meta"]["same_meaning"] = serde_json::json!(p.same_meaning);
-            v["meta"]["similarity"] = serde_json::json!(p.similarity);
+        let (variants, dropped) = paraphrase_variants(questions, &args.field, style, &done);
+        for v in &variants {
             writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
-            written += 1;
         }
+        written += variants.len();
         let reasons: Vec<String> = dropped.iter().map(|(why, n)| format!("{n} {why}")).collect();
         notes += &format!(
             "; {}: {} kept{}",
             style.name(),
-            questions.len() - dropped.values().sum::<usize>(),
+            variants.len(),
             if reasons.is_empty() { String::new() } else { format!(", dropped: {}", reasons.join(", ")) }
         );
     }
@@ -371,12 +346,7 @@ fn write_ood(args: &PerturbArgs, texts: &mut Vec<String>, out: &mut impl Write, 
     }
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let choice = ood_questions(&refs, args.ood, args.ood_max_overlap, args.seed);
-    for q in &choice.questions {
-        let mut v = serde_json::json!({
-            "id": format!("ood-{:03}", q.index),
-            "meta": {"perturbation": "ood", "severity": 1, "seed": args.seed, "subject": q.subject, "overlap": q.overlap},
-        });
-        v[args.field.as_str()] = serde_json::Value::from(q.text);
+    for v in choice.records(&args.field, args.seed) {
         writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
     }
     Ok(format!(
