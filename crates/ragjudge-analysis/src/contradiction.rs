@@ -145,7 +145,8 @@ fn clean(reply: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragjudge_models::{Generation, LabelProbs, ModelError, ProbSource, Usage};
+    use crate::test_support::yes_no;
+    use ragjudge_models::{Generation, LabelProbs, ModelError, Usage};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     /// Rewrites "1455" as "1502" and leaves other passages as they are; the entailment check
@@ -169,13 +170,7 @@ mod tests {
         fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
             let p =
                 if prompt.messages[1].content.contains("Claim:\nThe Bible was completed in 1502") { 0.1 } else { 0.9 };
-            Ok(LabelProbs {
-                labels: labels.to_vec(),
-                probs: vec![p, 1.0 - p],
-                logits: vec![0.0; 2],
-                label_mass: None,
-                source: ProbSource::Logits,
-            })
+            Ok(yes_no(labels, p))
         }
         fn usage(&self) -> Usage {
             Usage::default()

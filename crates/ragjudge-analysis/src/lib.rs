@@ -10,6 +10,8 @@ pub mod ood;
 pub mod paraphrase;
 pub mod perturb;
 pub mod robustness;
+#[cfg(test)]
+mod test_support;
 pub mod weakness;
 
 pub use weakness::{analyse, CellReport, SliceReport, WeaknessError, WeaknessReport, WeaknessRow, WeaknessSettings};

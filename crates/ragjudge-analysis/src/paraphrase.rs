@@ -217,7 +217,8 @@ pub fn paraphrase_variants(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragjudge_models::{Generation, LabelProbs, ModelError, ProbSource, Usage};
+    use crate::test_support::yes_no;
+    use ragjudge_models::{Generation, LabelProbs, ModelError, Usage};
 
     /// Paraphrases by rule: "capital" questions become "whats the capital of X", the "boil"
     /// question comes back unchanged, anything else becomes "tell me a joke"; the same-meaning
@@ -241,13 +242,7 @@ mod tests {
         }
         fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
             let p = if prompt.messages[1].content.contains("Question 2:\ntell me a joke") { 0.1 } else { 0.9 };
-            Ok(LabelProbs {
-                labels: labels.to_vec(),
-                probs: vec![p, 1.0 - p],
-                logits: vec![0.0; 2],
-                label_mass: None,
-                source: ProbSource::Logits,
-            })
+            Ok(yes_no(labels, p))
         }
         fn usage(&self) -> Usage {
             Usage::default()
