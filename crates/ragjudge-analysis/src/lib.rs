@@ -14,4 +14,4 @@ pub mod robustness;
 mod test_support;
 pub mod weakness;
 
-pub use weakness::{analyse, CellReport, SliceReport, WeaknessError, WeaknessReport, WeaknessRow, WeaknessSettings};
+pub use weakness::{analyse, analyse_table, CellReport, StrataTable, SliceReport, WeaknessError, WeaknessReport, WeaknessRow, WeaknessSettings};

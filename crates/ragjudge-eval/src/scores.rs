@@ -121,6 +121,110 @@ fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, EvalError> {
     Ok(rows)
 }
 
+/// One row of a score file as [`scan_score_file`] streams it: its cells by column name.
+pub struct ScoreCells<'a> {
+    /// 1-based line of the row in its file (the row's position for Parquet).
+    pub line: usize,
+    cells: Cells<'a>,
+}
+
+enum Cells<'a> {
+    Csv { headers: &'a csv::StringRecord, record: &'a csv::StringRecord },
+    Json(&'a Value),
+    Parsed { columns: &'a [String], row: &'a ScoreRow },
+}
+
+impl ScoreCells<'_> {
+    /// The cell of `column` as text; `None` when absent, null or blank. JSONL columns may be
+    /// dotted paths into nested objects; a JSON number or boolean gives its JSON text.
+    pub fn text(&self, column: &str) -> Option<String> {
+        let text = match &self.cells {
+            Cells::Csv { headers, record } => {
+                headers.iter().position(|h| h == column).and_then(|i| record.get(i)).map(str::to_string)
+            }
+            Cells::Json(v) => match ragjudge_core::table::lookup(v, column)? {
+                Value::Null => None,
+                Value::String(s) => Some(s.clone()),
+                other => Some(other.to_string()),
+            },
+            Cells::Parsed { columns, row } => match column {
+                "id" => Some(row.id.clone()),
+                "system" => Some(row.system.clone()),
+                _ => columns.iter().position(|c| c == column).and_then(|i| row.values[i]).map(|v| v.to_string()),
+            },
+        };
+        text.filter(|t| !t.trim().is_empty())
+    }
+
+    /// The cell of `column` as a finite number (`None` when absent, empty or not a number).
+    pub fn number(&self, column: &str) -> Option<f64> {
+        let v = match &self.cells {
+            Cells::Csv { headers, record } => headers
+                .iter()
+                .position(|h| h == column)
+                .and_then(|i| record.get(i))
+                .and_then(|t| t.trim().parse::<f64>().ok()),
+            Cells::Json(v) => ragjudge_core::table::lookup(v, column).and_then(Value::as_f64),
+            Cells::Parsed { columns, row } => columns.iter().position(|c| c == column).and_then(|i| row.values[i]),
+        };
+        v.filter(|x| x.is_finite())
+    }
+
+    /// The row's columns that may hold scores (all but `id`, `system`, `run`, `error`, `detail`),
+    /// in file order; JSONL: its top-level keys.
+    pub fn score_columns(&self) -> Vec<&str> {
+        match &self.cells {
+            Cells::Csv { headers, .. } => headers.iter().filter(|h| is_score(h)).collect(),
+            Cells::Json(v) => v.as_object().map(|o| o.keys().map(String::as_str).filter(|k| is_score(k)).collect()).unwrap_or_default(),
+            Cells::Parsed { columns, .. } => columns.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// Streams a score file (CSV or JSONL, as [`read_score_file`] reads them) row by row, so that
+/// a file of millions of rows needs no more memory than what `visit` keeps. Parquet files are
+/// read whole, and only their numeric columns besides `id` and `system` can be seen.
+pub fn scan_score_file(
+    path: &Path,
+    mut visit: impl FnMut(&ScoreCells<'_>) -> Result<(), EvalError>,
+) -> Result<(), EvalError> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    match ext.as_str() {
+        "csv" => {
+            let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+            let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
+            let mut record = csv::StringRecord::new();
+            let mut line = 1;
+            while r.read_record(&mut record).map_err(|e| at_line(path, line + 1, e.to_string()))? {
+                line += 1;
+                visit(&ScoreCells { line, cells: Cells::Csv { headers: &headers, record: &record } })?;
+            }
+        }
+        "parquet" => {
+            let file = read_score_file(path)?;
+            for (i, row) in file.rows.iter().enumerate() {
+                visit(&ScoreCells { line: i + 1, cells: Cells::Parsed { columns: &file.columns, row } })?;
+            }
+        }
+        _ => {
+            use std::io::BufRead as _;
+            let f = std::fs::File::open(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+            for (i, l) in std::io::BufReader::new(f).lines().enumerate() {
+                let l = l.map_err(|e| at_line(path, i + 1, format!("cannot read: {e}")))?;
+                if l.trim().is_empty() {
+                    continue;
+                }
+                let v: Value = serde_json::from_str(&l).map_err(|e| at_line(path, i + 1, format!("not JSON: {e}")))?;
+                if !v.is_object() {
+                    return Err(at_line(path, i + 1, "not a JSON object".into()));
+                }
+                visit(&ScoreCells { line: i + 1, cells: Cells::Json(&v) })?;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +256,40 @@ mod tests {
             read_score_file(&bad).unwrap_err().to_string(),
             format!("{}: needs `id` and `system` columns", bad.display())
         );
+    }
+
+    #[test]
+    fn scanning_streams_the_same_cells() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("s.csv");
+        std::fs::write(&csv, "id,system,topic,a,b\nq1,s,Rome, 0.5 ,\nq2,s,,x,2\n").unwrap();
+        let jsonl = dir.path().join("s.jsonl");
+        std::fs::write(
+            &jsonl,
+            "{\"id\":\"q1\",\"system\":\"s\",\"topic\":\"Rome\",\"a\":0.5,\"b\":null}\n\n{\"id\":\"q2\",\"system\":\"s\",\"topic\":\" \",\"a\":\"x\",\"b\":2}\n",
+        )
+        .unwrap();
+        for (path, lines) in [(&csv, [2, 3]), (&jsonl, [1, 3])] {
+            let mut seen = Vec::new();
+            scan_score_file(path, |c| {
+                seen.push((c.line, c.text("topic"), c.number("a"), c.number("b"), c.score_columns().join(",")));
+                Ok(())
+            })
+            .unwrap();
+            let cols = "topic,a,b".to_string();
+            assert_eq!(
+                seen,
+                [
+                    (lines[0], Some("Rome".into()), Some(0.5), None, cols.clone()),
+                    (lines[1], None, None, Some(2.0), cols.clone()),
+                ],
+                "{}",
+                path.display()
+            );
+        }
+        let bad = dir.path().join("bad.jsonl");
+        std::fs::write(&bad, "{\"id\":\"q1\"}\n[1]\n").unwrap();
+        let err = scan_score_file(&bad, |_| Ok(())).unwrap_err().to_string();
+        assert_eq!(err, format!("{}:2: not a JSON object", bad.display()));
     }
 }

@@ -40,53 +40,96 @@ pub fn mann_whitney_u(x: &[f64], y: &[f64], method: MwuMethod) -> Result<MannWhi
     if x.is_empty() || y.is_empty() {
         return Err(StatsError::Empty);
     }
-    if x.iter().chain(y).any(|v| !v.is_finite()) {
-        return Err(StatsError::NonFinite);
-    }
-    let (n1, n2) = (x.len(), y.len());
     let all: Vec<f64> = x.iter().chain(y).copied().collect();
-    let ranks = rankdata_average(&all);
-    let r1: f64 = ranks[..n1].iter().sum();
-    let u1 = r1 - (n1 * (n1 + 1)) as f64 / 2.0;
-    let (f1, f2) = (n1 as f64, n2 as f64);
-    let u2 = f1 * f2 - u1;
-    let u = u1.max(u2);
-    let ties = tie_sizes(&all);
-    let exact = match method {
-        MwuMethod::Exact => true,
-        MwuMethod::Asymptotic => false,
-        MwuMethod::Auto => !(n1 > 8 && n2 > 8) && ties.iter().all(|&t| t == 1),
-    };
-    let exact_sf = if exact { exact_sf(n1, n2, u) } else { None };
-    let p = match exact_sf {
-        Some(sf) => (2.0 * sf).min(1.0),
-        None => {
-            let n = f1 + f2;
-            let tie_term: f64 = ties.iter().map(|&t| (t * t * t - t) as f64).sum();
-            let s = (f1 * f2 / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)))).sqrt();
-            let z = (u - f1 * f2 / 2.0 - 0.5) / s;
-            if z > 0.0 {
-                normal_two_sided_p(z)
-            } else {
-                1.0
-            }
-        }
-    };
-    Ok(MannWhitney { u1, p_value: p, effect: u1 / (f1 * f2), exact: exact_sf.is_some() })
+    RankedSample::new(&all)?.mann_whitney(0..x.len(), method)
 }
 
-/// Sizes of the groups of equal values.
-fn tie_sizes(values: &[f64]) -> Vec<u64> {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let j = v[i..].iter().take_while(|&&w| w == v[i]).count();
-        out.push(j as u64);
-        i += j;
+/// A sample ranked once (average ranks for ties), so that many groups of it can each be tested
+/// against the rest of it without sorting again: weakness analysis tests every stratum of a
+/// dimension against the other strata, which together are the whole sample. The test of a group
+/// is the one [`mann_whitney_u`] gives for the group against the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedSample {
+    ranks: Vec<f64>,
+    /// `sum (t^3 - t)` over the groups of `t` equal values.
+    tie_term: f64,
+    ties: bool,
+}
+
+impl RankedSample {
+    /// Ranks `values`.
+    ///
+    /// # Errors
+    /// [`StatsError::NonFinite`] when a value is NaN or infinite.
+    pub fn new(values: &[f64]) -> Result<Self, StatsError> {
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(StatsError::NonFinite);
+        }
+        let ranks = rankdata_average(values);
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let (mut tie_term, mut ties, mut i) = (0.0, false, 0);
+        while i < sorted.len() {
+            let t = sorted[i..].iter().take_while(|&&w| w == sorted[i]).count();
+            tie_term += (t as f64).powi(3) - t as f64;
+            ties |= t > 1;
+            i += t;
+        }
+        Ok(Self { ranks, tie_term, ties })
     }
-    out
+
+    /// Values in the sample.
+    pub fn len(&self) -> usize {
+        self.ranks.len()
+    }
+
+    /// Whether the sample is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ranks.is_empty()
+    }
+
+    /// The test of the values at the indices `group` (each once) against all the others.
+    ///
+    /// # Errors
+    /// [`StatsError::Empty`] when the group or the rest is empty.
+    pub fn mann_whitney(
+        &self,
+        group: impl IntoIterator<Item = usize>,
+        method: MwuMethod,
+    ) -> Result<MannWhitney, StatsError> {
+        let (mut n1, mut r1) = (0usize, 0.0);
+        for i in group {
+            n1 += 1;
+            r1 += self.ranks[i];
+        }
+        let n2 = self.ranks.len().saturating_sub(n1);
+        if n1 == 0 || n2 == 0 {
+            return Err(StatsError::Empty);
+        }
+        let (f1, f2) = (n1 as f64, n2 as f64);
+        let u1 = r1 - f1 * (f1 + 1.0) / 2.0;
+        let u = u1.max(f1 * f2 - u1);
+        let exact = match method {
+            MwuMethod::Exact => true,
+            MwuMethod::Asymptotic => false,
+            MwuMethod::Auto => !(n1 > 8 && n2 > 8) && !self.ties,
+        };
+        let exact_sf = if exact { exact_sf(n1, n2, u) } else { None };
+        let p = match exact_sf {
+            Some(sf) => (2.0 * sf).min(1.0),
+            None => {
+                let n = f1 + f2;
+                let s = (f1 * f2 / 12.0 * ((n + 1.0) - self.tie_term / (n * (n - 1.0)))).sqrt();
+                let z = (u - f1 * f2 / 2.0 - 0.5) / s;
+                if z > 0.0 {
+                    normal_two_sided_p(z)
+                } else {
+                    1.0
+                }
+            }
+        };
+        Ok(MannWhitney { u1, p_value: p, effect: u1 / (f1 * f2), exact: exact_sf.is_some() })
+    }
 }
 
 /// `P(U >= u)` under the null for samples of sizes `n1` and `n2`, from the exact counts: the

@@ -11,13 +11,16 @@
 //! ones (adjusted p below `alpha`) whose mean is below the rest's, worst first.
 
 mod files;
+mod table;
 
 pub use files::{write_files, FilesError};
+pub use table::StrataTable;
+use table::NONE;
 
 use ragjudge_stats::bootstrap::bootstrap_ci;
-use ragjudge_stats::hypothesis::{benjamini_hochberg, mann_whitney_u, MannWhitney, MwuMethod};
+use ragjudge_stats::hypothesis::{benjamini_hochberg, MannWhitney, MwuMethod, RankedSample};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Why an analysis could not run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -155,71 +158,118 @@ pub struct WeaknessReport {
 
 /// Runs the marginal and bivariate analyses of `rows`.
 pub fn analyse(rows: &[WeaknessRow], settings: &WeaknessSettings) -> Result<WeaknessReport, WeaknessError> {
-    let d = settings.dimensions.len();
-    if d == 0 {
+    check_settings(settings)?;
+    let mut table = StrataTable::new(settings.dimensions.len());
+    for r in rows {
+        let strata: Vec<Option<&str>> = r.strata.iter().map(Option::as_deref).collect();
+        table.push(&r.system, &strata)?;
+    }
+    let values: Vec<Option<f64>> = rows.iter().map(|r| Some(r.value)).collect();
+    analyse_table(&table, &values, settings)
+}
+
+fn check_settings(settings: &WeaknessSettings) -> Result<(), WeaknessError> {
+    if settings.dimensions.is_empty() {
         return Err(WeaknessError::NoDimension);
     }
     if !(settings.alpha > 0.0 && settings.alpha < 1.0) {
         return Err(WeaknessError::Settings(format!("alpha must be in (0, 1), got {}", settings.alpha)));
     }
-    if let Some(r) = rows.iter().find(|r| r.strata.len() != d) {
-        return Err(WeaknessError::Width { got: r.strata.len(), want: d });
+    Ok(())
+}
+
+/// Runs the marginal and bivariate analyses of one metric over `table`: `values[i]` is row
+/// `i`'s value, `None` leaving the row out. Memory beyond the table and the values is a few
+/// words per row of the largest system, however many strata there are: each system's rows of a
+/// dimension (or pair of dimensions) are ranked once, and every stratum (or cell) is tested
+/// against the rest from those ranks ([`RankedSample`]).
+pub fn analyse_table(
+    table: &StrataTable,
+    values: &[Option<f64>],
+    settings: &WeaknessSettings,
+) -> Result<WeaknessReport, WeaknessError> {
+    check_settings(settings)?;
+    let d = settings.dimensions.len();
+    if table.width() != d {
+        return Err(WeaknessError::Width { got: table.width(), want: d });
     }
-    if let Some(r) = rows.iter().find(|r| !r.value.is_finite()) {
-        return Err(WeaknessError::Settings(format!("a value of system `{}` is not finite", r.system)));
+    if values.len() != table.len() {
+        return Err(WeaknessError::Settings(format!("{} values for {} rows", values.len(), table.len())));
     }
-    let mut systems: Vec<&str> = Vec::new();
-    for r in rows {
-        if !systems.contains(&r.system.as_str()) {
-            systems.push(&r.system);
+    if let Some(i) = values.iter().position(|v| v.is_some_and(|v| !v.is_finite())) {
+        let system = &table.systems.names[table.system[i] as usize];
+        return Err(WeaknessError::Settings(format!("a value of system `{system}` is not finite")));
+    }
+    // The rows of each system that have a value, systems in order of first appearance.
+    let mut by_system: Vec<Vec<u32>> = vec![Vec::new(); table.systems.names.len()];
+    for (i, v) in values.iter().enumerate() {
+        if v.is_some() {
+            by_system[table.system[i] as usize].push(i as u32);
         }
     }
     let mut without_stratum = BTreeMap::new();
     for (k, name) in settings.dimensions.iter().enumerate() {
-        without_stratum.insert(name.clone(), rows.iter().filter(|r| r.strata[k].is_none()).count());
+        let n = by_system.iter().flatten().filter(|&&row| table.level(row as usize, k) == NONE).count();
+        without_stratum.insert(name.clone(), n);
     }
+    let value = |row: usize| values[row].expect("rows of by_system have values");
 
     let mut marginal = Vec::new();
-    for sys in &systems {
-        let mine: Vec<&WeaknessRow> = rows.iter().filter(|r| r.system == *sys).collect();
+    for (sys, rows) in by_system.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+        let system = &table.systems.names[sys];
         for (k, dim) in settings.dimensions.iter().enumerate() {
-            let mut groups: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-            for r in &mine {
-                if let Some(s) = &r.strata[k] {
-                    groups.entry(s.as_str()).or_default().push(r.value);
-                }
-            }
-            for (stratum, values) in &groups {
-                let rest: Vec<f64> =
-                    groups.iter().filter(|(s, _)| *s != stratum).flat_map(|(_, v)| v.iter().copied()).collect();
-                marginal.push(slice(sys, dim, stratum, values, &rest, settings)?);
+            let names = &table.levels[k].names;
+            let key = |row: usize| Some(table.level(row, k)).filter(|&c| c != NONE).map(u64::from);
+            let pop = Population::new(rows, value, key, |a, b| names[*a as usize].cmp(&names[*b as usize]));
+            for (g, (code, _)) in pop.groups.iter().enumerate() {
+                let (group, Comparison { mean: m, rest_n, rest_mean, small, test }) = pop.compare(g, settings)?;
+                let ci = bootstrap_ci(&group, mean, settings.bootstrap.max(1), settings.level, settings.seed)
+                    .map_err(|e| WeaknessError::Settings(e.to_string()))?;
+                marginal.push(SliceReport {
+                    system: system.clone(),
+                    dimension: dim.clone(),
+                    stratum: names[*code as usize].clone(),
+                    n: group.len(),
+                    mean: m,
+                    ci_low: ci.low,
+                    ci_high: ci.high,
+                    rest_n,
+                    rest_mean,
+                    difference: rest_mean.map(|r| m - r),
+                    p_value: test.map(|t| t.p_value),
+                    p_adjusted: None,
+                    effect: test.map(|t| t.effect),
+                    small,
+                    significant: false,
+                });
             }
         }
     }
     let mut bivariate = Vec::new();
-    for sys in &systems {
+    for (sys, rows) in by_system.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
         for a in 0..d {
             for b in a + 1..d {
-                let mut cells: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
-                for r in rows.iter().filter(|r| r.system == *sys) {
-                    if let (Some(x), Some(y)) = (&r.strata[a], &r.strata[b]) {
-                        cells.entry((x.as_str(), y.as_str())).or_default().push(r.value);
-                    }
-                }
-                for ((x, y), values) in &cells {
-                    let rest: Vec<f64> = cells
-                        .iter()
-                        .filter(|(key, _)| *key != &(*x, *y))
-                        .flat_map(|(_, v)| v.iter().copied())
-                        .collect();
-                    let Comparison { mean: m, rest_mean, small, test } = compare(values, &rest, settings)?;
+                let (na, nb) = (&table.levels[a].names, &table.levels[b].names);
+                let key = |row: usize| {
+                    let (x, y) = (table.level(row, a), table.level(row, b));
+                    (x != NONE && y != NONE).then(|| (u64::from(x) << 32) | u64::from(y))
+                };
+                let split = |k: &u64| ((k >> 32) as usize, (k & 0xffff_ffff) as usize);
+                let order = |p: &u64, q: &u64| {
+                    let ((px, py), (qx, qy)) = (split(p), split(q));
+                    (&na[px], &nb[py]).cmp(&(&na[qx], &nb[qy]))
+                };
+                let pop = Population::new(rows, value, key, order);
+                for (g, (code, _)) in pop.groups.iter().enumerate() {
+                    let (group, Comparison { mean: m, rest_n, rest_mean, small, test }) = pop.compare(g, settings)?;
+                    let (x, y) = split(code);
                     bivariate.push(CellReport {
-                        system: sys.to_string(),
+                        system: table.systems.names[sys].clone(),
                         dimensions: [settings.dimensions[a].clone(), settings.dimensions[b].clone()],
-                        strata: [x.to_string(), y.to_string()],
-                        n: values.len(),
+                        strata: [na[x].clone(), nb[y].clone()],
+                        n: group.len(),
                         mean: m,
-                        rest_n: rest.len(),
+                        rest_n,
                         rest_mean,
                         difference: rest_mean.map(|r| m - r),
                         p_value: test.map(|t| t.p_value),
@@ -254,6 +304,68 @@ pub fn analyse(rows: &[WeaknessRow], settings: &WeaknessSettings) -> Result<Weak
     Ok(WeaknessReport { marginal, bivariate, weakest, weakest_cells, without_stratum })
 }
 
+/// One system's rows that have a stratum in a dimension (or a cell in a pair of dimensions):
+/// their values, and the positions of each stratum's rows, strata in name order.
+struct Population {
+    values: Vec<f64>,
+    groups: Vec<(u64, Vec<u32>)>,
+    /// Ranked on first use: only when some group is large enough to be tested.
+    ranked: std::cell::OnceCell<RankedSample>,
+}
+
+impl Population {
+    fn new(
+        rows: &[u32],
+        value: impl Fn(usize) -> f64,
+        key: impl Fn(usize) -> Option<u64>,
+        order: impl Fn(&u64, &u64) -> std::cmp::Ordering,
+    ) -> Self {
+        let (mut values, mut groups, mut index) = (Vec::new(), Vec::<(u64, Vec<u32>)>::new(), HashMap::new());
+        for &row in rows {
+            let Some(k) = key(row as usize) else { continue };
+            let g = *index.entry(k).or_insert_with(|| {
+                groups.push((k, Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].1.push(values.len() as u32);
+            values.push(value(row as usize));
+        }
+        groups.sort_by(|a, b| order(&a.0, &b.0));
+        Self { values, groups, ranked: std::cell::OnceCell::new() }
+    }
+
+    /// Group `g`'s values, and the group against the other groups.
+    fn compare(&self, g: usize, s: &WeaknessSettings) -> Result<(Vec<f64>, Comparison), WeaknessError> {
+        let group: Vec<f64> = self.groups[g].1.iter().map(|&p| self.values[p as usize]).collect();
+        let rest_n = self.values.len() - group.len();
+        // The rest's sum in group order, as the concatenation of the other groups.
+        let rest_sum: f64 =
+            self.groups.iter().enumerate().filter(|&(h, _)| h != g).flat_map(|(_, (_, p))| p).map(|&p| self.values[p as usize]).sum();
+        let small = group.len() < s.min_n;
+        let test = if small || rest_n == 0 {
+            None
+        } else {
+            let ranked = match self.ranked.get() {
+                Some(r) => r,
+                None => {
+                    let r = RankedSample::new(&self.values).map_err(|e| WeaknessError::Settings(e.to_string()))?;
+                    self.ranked.get_or_init(|| r)
+                }
+            };
+            let positions = self.groups[g].1.iter().map(|&p| p as usize);
+            Some(ranked.mann_whitney(positions, MwuMethod::Auto).map_err(|e| WeaknessError::Settings(e.to_string()))?)
+        };
+        let comparison = Comparison {
+            mean: mean(&group),
+            rest_n,
+            rest_mean: (rest_n > 0).then(|| rest_sum / rest_n as f64),
+            small,
+            test,
+        };
+        Ok((group, comparison))
+    }
+}
+
 /// Indices of the significant items below the rest, most negative difference first.
 fn worst_first(items: impl Iterator<Item = (bool, Option<f64>)>) -> Vec<usize> {
     let mut found: Vec<(usize, f64)> = items
@@ -272,47 +384,8 @@ fn mean(v: &[f64]) -> f64 {
 /// A group against the rest: means, and the test unless the group is small or alone.
 struct Comparison {
     mean: f64,
+    rest_n: usize,
     rest_mean: Option<f64>,
     small: bool,
     test: Option<MannWhitney>,
-}
-
-fn compare(values: &[f64], rest: &[f64], s: &WeaknessSettings) -> Result<Comparison, WeaknessError> {
-    let small = values.len() < s.min_n;
-    let test = if small || rest.is_empty() {
-        None
-    } else {
-        Some(mann_whitney_u(values, rest, MwuMethod::Auto).map_err(|e| WeaknessError::Settings(e.to_string()))?)
-    };
-    Ok(Comparison { mean: mean(values), rest_mean: (!rest.is_empty()).then(|| mean(rest)), small, test })
-}
-
-fn slice(
-    system: &str,
-    dimension: &str,
-    stratum: &str,
-    values: &[f64],
-    rest: &[f64],
-    s: &WeaknessSettings,
-) -> Result<SliceReport, WeaknessError> {
-    let ci = bootstrap_ci(values, mean, s.bootstrap.max(1), s.level, s.seed)
-        .map_err(|e| WeaknessError::Settings(e.to_string()))?;
-    let Comparison { mean: m, rest_mean, small, test } = compare(values, rest, s)?;
-    Ok(SliceReport {
-        system: system.to_string(),
-        dimension: dimension.to_string(),
-        stratum: stratum.to_string(),
-        n: values.len(),
-        mean: m,
-        ci_low: ci.low,
-        ci_high: ci.high,
-        rest_n: rest.len(),
-        rest_mean,
-        difference: rest_mean.map(|r| m - r),
-        p_value: test.map(|t| t.p_value),
-        p_adjusted: None,
-        effect: test.map(|t| t.effect),
-        small,
-        significant: false,
-    })
 }

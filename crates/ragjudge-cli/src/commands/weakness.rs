@@ -2,13 +2,13 @@
 //! Scores come from a per-record score file; strata from the records' `meta` (`--input`) or
 //! from columns of the score file itself.
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_analysis::weakness::write_files;
-use ragjudge_analysis::{analyse, WeaknessReport, WeaknessRow, WeaknessSettings};
-use ragjudge_core::table::read_table;
+use ragjudge_analysis::{analyse_table, StrataTable, WeaknessReport, WeaknessSettings};
 use ragjudge_core::{ReadOptions, RecordReader};
-use ragjudge_eval::scores::read_score_file;
+use ragjudge_eval::scores::scan_score_file;
+use ragjudge_eval::EvalError;
 use ragjudge_report::charts::{stratum_distributions, weakness_charts, write_all};
 use ragjudge_report::inputs::WeaknessInput;
 use serde_json::{json, Value};
@@ -55,7 +55,7 @@ pub struct WeaknessArgs {
 /// Each record's strata, by (id, system).
 type Strata = HashMap<(String, String), Vec<Option<String>>>;
 
-/// A meta value or cell as a stratum name.
+/// A meta value as a stratum name.
 fn stratum(v: &Value) -> Option<String> {
     match v {
         Value::Null => None,
@@ -65,20 +65,9 @@ fn stratum(v: &Value) -> Option<String> {
     }
 }
 
-/// The strata of every record: from the records' meta, or from the score file's own columns.
-fn strata(args: &WeaknessArgs) -> Result<Strata> {
+/// The strata of every `--input` record, from its meta.
+fn record_strata(args: &WeaknessArgs) -> Result<Strata> {
     let mut out = Strata::new();
-    if args.inputs.is_empty() {
-        let mut cols = vec!["id", "system"];
-        cols.extend(args.by.iter().map(String::as_str));
-        let t = read_table(&args.scores, &cols).context("--by without --input names columns of the score file")?;
-        for (_, cells) in &t.rows {
-            let key = (cells[0].clone().unwrap_or_default(), cells[1].clone().unwrap_or_default());
-            let values = cells[2..].iter().map(|c| c.clone().filter(|s| !s.trim().is_empty())).collect();
-            out.insert(key, values);
-        }
-        return Ok(out);
-    }
     let mut seen = vec![false; args.by.len()];
     for path in &args.inputs {
         for r in RecordReader::open(path, &ReadOptions::default())? {
@@ -96,6 +85,69 @@ fn strata(args: &WeaknessArgs) -> Result<Strata> {
     Ok(out)
 }
 
+/// The rows of the analysis, read from the score file in one pass: each row's system and
+/// strata as codes ([`StrataTable`]) and its value in each metric, so that millions of rows
+/// take tens of megabytes.
+struct Loaded {
+    table: StrataTable,
+    /// Per metric, a value per row of `table` (`None`: empty or not a number).
+    metrics: Vec<(String, Vec<Option<f64>>)>,
+    /// Score rows whose id and system no `--input` record has (left out of every metric).
+    without_record: usize,
+}
+
+fn load(args: &WeaknessArgs) -> Result<Loaded> {
+    let records = if args.inputs.is_empty() { None } else { Some(record_strata(args)?) };
+    let mut table = StrataTable::new(args.by.len());
+    let mut metrics: Vec<(String, Vec<Option<f64>>)> = args.metric.iter().map(|m| (m.clone(), Vec::new())).collect();
+    let (mut without_record, mut seen) = (0usize, vec![false; args.by.len()]);
+    let path = &args.scores;
+    scan_score_file(path, |row| {
+        let system = row.text("system").unwrap_or_default();
+        let strata: Vec<Option<String>> = match &records {
+            Some(map) => match map.get(&(row.text("id").unwrap_or_default(), system.clone())) {
+                Some(s) => s.clone(),
+                None => {
+                    without_record += 1;
+                    return Ok(());
+                }
+            },
+            None => args.by.iter().map(|c| row.text(c)).collect(),
+        };
+        for (s, v) in seen.iter_mut().zip(&strata) {
+            *s |= v.is_some();
+        }
+        let refs: Vec<Option<&str>> = strata.iter().map(Option::as_deref).collect();
+        table.push(&system, &refs).map_err(|e| EvalError::io(path, format!("line {}: {e}", row.line)))?;
+        if args.metric.is_empty() {
+            for c in row.score_columns() {
+                let new = !metrics.iter().any(|(m, _)| m == c) && (records.is_some() || !args.by.iter().any(|b| b == c));
+                if new && row.number(c).is_some() {
+                    metrics.push((c.to_string(), vec![None; table.len() - 1]));
+                }
+            }
+        }
+        for (name, values) in &mut metrics {
+            values.push(row.number(name));
+        }
+        Ok(())
+    })?;
+    if records.is_none() {
+        if let Some(i) = seen.iter().position(|s| !s) {
+            bail!(
+                "{}: missing column `{}`: no row has a value there (--by names columns of the score file, or meta \
+                 keys of the --input records)",
+                path.display(),
+                args.by[i]
+            );
+        }
+    }
+    if let Some((m, _)) = metrics.iter().find(|(_, v)| v.iter().all(Option::is_none)) {
+        bail!("{}: no numeric column `{m}`", path.display());
+    }
+    Ok(Loaded { table, metrics, without_record })
+}
+
 /// Runs `ragjudge weakness`.
 pub fn run(args: &WeaknessArgs) -> Result<()> {
     let settings = WeaknessSettings {
@@ -106,27 +158,15 @@ pub fn run(args: &WeaknessArgs) -> Result<()> {
         seed: args.seed,
         ..WeaknessSettings::default()
     };
-    let strata = strata(args)?;
-    let scores = read_score_file(&args.scores)?;
-    let metrics: Vec<String> = if args.metric.is_empty() { scores.columns.clone() } else { args.metric.clone() };
+    let Loaded { table, metrics, without_record } = load(args)?;
     let mut reports: Vec<(String, WeaknessReport, usize)> = Vec::new();
     let mut distributions = Vec::new();
-    for metric in &metrics {
-        let Some(col) = scores.columns.iter().position(|c| c == metric) else {
-            bail!("{}: no numeric column `{metric}`", args.scores.display());
-        };
-        let (mut rows, mut unmatched) = (Vec::new(), 0usize);
-        for r in &scores.rows {
-            let (Some(value), Some(s)) = (r.values[col], strata.get(&(r.id.clone(), r.system.clone()))) else {
-                unmatched += 1;
-                continue;
-            };
-            rows.push(WeaknessRow { system: r.system.clone(), value, strata: s.clone() });
-        }
-        reports.push((metric.clone(), analyse(&rows, &settings)?, unmatched));
+    for (metric, values) in &metrics {
+        let left_out = without_record + values.iter().filter(|v| v.is_none()).count();
+        reports.push((metric.clone(), analyse_table(&table, values, &settings)?, left_out));
         for (d, dimension) in settings.dimensions.iter().enumerate() {
-            let values = rows.iter().filter_map(|r| Some((r.system.as_str(), r.strata[d].as_deref()?, r.value)));
-            distributions.extend(stratum_distributions(metric, dimension, values));
+            let rows = (0..table.len()).filter_map(|i| Some((table.system(i), table.stratum(i, d)?, values[i]?)));
+            distributions.extend(stratum_distributions(metric, dimension, rows));
         }
     }
     if let Some(dir) = &args.output {
