@@ -88,6 +88,37 @@ pub fn bootstrap_ci(
     percentile_ci(stats, estimate, level)
 }
 
+/// [`bootstrap_ci`] of the mean, without a resample buffer: the same draws and the same sums
+/// in the same order, so the same interval, in about half the time on large samples.
+///
+/// # Errors
+/// As [`bootstrap_ci`].
+pub fn bootstrap_mean_ci(values: &[f64], n_resamples: usize, level: f64, seed: u64) -> Result<Ci, StatsError> {
+    check_level(level)?;
+    if values.is_empty() {
+        return Err(StatsError::Empty);
+    }
+    if n_resamples == 0 {
+        return Err(StatsError::ZeroResamples);
+    }
+    let n = values.len();
+    let estimate = values.iter().sum::<f64>() / n as f64;
+    if !estimate.is_finite() {
+        return Err(StatsError::Undefined);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let stats = (0..n_resamples)
+        .map(|_| {
+            let mut sum = 0.0;
+            for _ in 0..n {
+                sum += values[rng.gen_range(0..n)];
+            }
+            sum / n as f64
+        })
+        .collect();
+    percentile_ci(stats, estimate, level)
+}
+
 /// Paired percentile bootstrap CI of `statistic(x, y)`: pairs `(x[i], y[i])` are
 /// resampled together, as needed for correlations.
 ///
@@ -350,6 +381,15 @@ impl PoissonBootstrapMean {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mean_bootstrap_is_the_generic_one() {
+        let values: Vec<f64> = (0..257).map(|i| ((i * 37) % 101) as f64 / 7.0).collect();
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        for seed in [0, 9] {
+            assert_eq!(bootstrap_mean_ci(&values, 300, 0.9, seed).unwrap(), bootstrap_ci(&values, mean, 300, 0.9, seed).unwrap());
+        }
+    }
     use crate::describe;
 
     #[test]

@@ -14,7 +14,10 @@ pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Re
     let json_path = dir.join("weakness.json");
     let text = serde_json::to_string_pretty(&all).map_err(|e| FilesError::new(&json_path, e))?;
     std::fs::write(&json_path, text).map_err(|e| FilesError::new(&json_path, e))?;
-    let cell = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    // Shortest round-trip text, with an exponent for very small or large values (p-values far
+    // below 1e-5 would otherwise be written as hundreds of digits).
+    let num = |v: f64| format!("{v:?}");
+    let cell = |x: Option<f64>| x.map(num).unwrap_or_default();
     let (mp, bp) = (dir.join("marginal.csv"), dir.join("bivariate.csv"));
     let mut m = csv::Writer::from_path(&mp).map_err(|e| FilesError::new(&mp, e))?;
     m.write_record([
@@ -62,9 +65,9 @@ pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Re
                 s.dimension.clone(),
                 s.stratum.clone(),
                 s.n.to_string(),
-                s.mean.to_string(),
-                s.ci_low.to_string(),
-                s.ci_high.to_string(),
+                num(s.mean),
+                num(s.ci_low),
+                num(s.ci_high),
                 s.rest_n.to_string(),
                 cell(s.rest_mean),
                 cell(s.difference),
@@ -85,7 +88,7 @@ pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Re
                 c.dimensions[1].clone(),
                 c.strata[1].clone(),
                 c.n.to_string(),
-                c.mean.to_string(),
+                num(c.mean),
                 cell(c.rest_mean),
                 cell(c.difference),
                 cell(c.p_value),
