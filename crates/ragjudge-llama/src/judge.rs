@@ -22,8 +22,14 @@ fn backend() -> Result<&'static LlamaBackend, ModelError> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
+            let quiet = std::env::var_os(LOG_ENV).is_none();
+            if quiet {
+                // Before the backend libraries load, so that their loading is not logged either.
+                crate::cpu::quiet_logs();
+            }
+            crate::cpu::load_backends()?;
             let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
-            if std::env::var_os(LOG_ENV).is_none() {
+            if quiet {
                 backend.void_logs();
             }
             Ok(backend)

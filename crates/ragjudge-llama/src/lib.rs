@@ -28,19 +28,24 @@
 //! # Build
 //! llama.cpp is compiled from the sources bundled with `llama-cpp-sys-2` (needs `cmake`, a C++
 //! compiler and `libclang`), always as a CMake `Release` build, also under `cargo test`.
-//! It is portable by default; building with `RUSTFLAGS="-C target-cpu=native"` makes
-//! `llama-cpp-sys-2` turn on `GGML_NATIVE`, which uses every SIMD extension of the build
-//! machine (AVX-512 here) and prefills markedly faster. Use it whenever the binary runs where
-//! it is built (`bench/judge/run.sh` does); do not ship such binaries to other machines.
+//! With the default feature `cpu-variants` its CPU backend is built once per CPU feature level
+//! and the best one this CPU runs is loaded at start (see [`cpu_features`] and [`BACKENDS_ENV`]):
+//! fast where AVX2 or AVX-512 exist, and still portable. The binary then links `libllama.so` and
+//! `libggml*.so`, which the build puts beside it. Without the feature llama.cpp is linked in,
+//! compiled with ggml's default instruction set for a non-native build (AVX2, FMA, F16C: such a
+//! binary stops with an illegal instruction on a CPU without them), or with
+//! `RUSTFLAGS="-C target-cpu=native"` for the build machine (`GGML_NATIVE`).
 
 #![deny(missing_docs)]
 
+mod cpu;
 mod engine;
 mod hash;
 mod judge;
 mod options;
 mod template;
 
+pub use cpu::{cpu_features, BACKENDS_ENV};
 pub use engine::ModelInfo;
 pub use hash::{sha256_file, sidecar_path, weights_sha256};
 pub use judge::{LlamaJudge, LOG_ENV};

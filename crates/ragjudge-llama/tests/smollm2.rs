@@ -287,3 +287,15 @@ fn a_grammar_constrains_every_token() {
     let bad = GenParams { grammar: Some("root ::= (".into()), ..GenParams::default() };
     assert!(judge.generate(&prompt, &bad).unwrap_err().to_string().contains("grammar"));
 }
+
+/// With `cpu-variants` the loader picks the best CPU backend this machine runs: one with AVX2
+/// exactly when the CPU has it (and the same for AVX-512).
+#[cfg(all(feature = "cpu-variants", target_arch = "x86_64"))]
+#[test]
+fn the_cpu_backend_matches_this_cpu() {
+    let _judge = load();
+    let features = ragjudge_llama::cpu_features().expect("a CPU backend is registered");
+    let on = |name: &str| features.iter().any(|(n, v)| n == name && v == "1");
+    assert_eq!(on("AVX2"), std::arch::is_x86_feature_detected!("avx2"), "{features:?}");
+    assert_eq!(on("AVX512"), std::arch::is_x86_feature_detected!("avx512f"), "{features:?}");
+}
