@@ -193,6 +193,9 @@ pub fn scan_score_file(
         "csv" => {
             let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
             let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
+            if !(headers.iter().any(|h| h == "id") && headers.iter().any(|h| h == "system")) {
+                return Err(EvalError::io(path, "needs `id` and `system` columns"));
+            }
             let mut record = csv::StringRecord::new();
             let mut line = 1;
             while r.read_record(&mut record).map_err(|e| at_line(path, line + 1, e.to_string()))? {
@@ -287,6 +290,10 @@ mod tests {
                 path.display()
             );
         }
+        let no_system = dir.path().join("no-system.csv");
+        std::fs::write(&no_system, "id,a\nq1,1\n").unwrap();
+        let err = scan_score_file(&no_system, |_| Ok(())).unwrap_err().to_string();
+        assert_eq!(err, format!("{}: needs `id` and `system` columns", no_system.display()));
         let bad = dir.path().join("bad.jsonl");
         std::fs::write(&bad, "{\"id\":\"q1\"}\n[1]\n").unwrap();
         let err = scan_score_file(&bad, |_| Ok(())).unwrap_err().to_string();
