@@ -18,6 +18,7 @@ pub use table::StrataTable;
 use table::NONE;
 
 use ragjudge_stats::bootstrap::{bootstrap_mean_ci, Ci};
+use ragjudge_stats::StatsError;
 use rayon::prelude::*;
 use ragjudge_stats::hypothesis::{benjamini_hochberg, MannWhitney, MwuMethod, RankedSample};
 use serde::{Deserialize, Serialize};
@@ -223,17 +224,17 @@ pub fn analyse_table(
             let key = |row: usize| Some(table.level(row, k)).filter(|&c| c != NONE).map(u64::from);
             let pop = Population::new(rows, value, key, |a, b| names[*a as usize].cmp(&names[*b as usize]));
             // The bootstrap dominates the time on large strata: one stratum per core.
-            let cis: Vec<Ci> = pop
-                .groups
-                .par_iter()
-                .map(|(_, positions)| {
-                    let group: Vec<f64> = positions.iter().map(|&p| pop.values[p as usize]).collect();
-                    bootstrap_mean_ci(&group, settings.bootstrap.max(1), settings.level, settings.seed)
+            let groups: Vec<(Vec<f64>, Ci)> = (0..pop.groups.len())
+                .into_par_iter()
+                .map(|g| {
+                    let group = pop.group(g);
+                    let ci = bootstrap_mean_ci(&group, settings.bootstrap.max(1), settings.level, settings.seed)?;
+                    Ok((group, ci))
                 })
-                .collect::<Result<_, _>>()
+                .collect::<Result<_, StatsError>>()
                 .map_err(|e| WeaknessError::Settings(e.to_string()))?;
-            for (g, ((code, _), ci)) in pop.groups.iter().zip(cis).enumerate() {
-                let (group, Comparison { mean: m, rest_n, rest_mean, small, test }) = pop.compare(g, settings)?;
+            for (g, ((code, _), (group, ci))) in pop.groups.iter().zip(groups).enumerate() {
+                let Comparison { mean: m, rest_n, rest_mean, small, test } = pop.compare(g, &group, settings)?;
                 marginal.push(SliceReport {
                     system: system.clone(),
                     dimension: dim.clone(),
@@ -270,7 +271,8 @@ pub fn analyse_table(
                 };
                 let pop = Population::new(rows, value, key, order);
                 for (g, (code, _)) in pop.groups.iter().enumerate() {
-                    let (group, Comparison { mean: m, rest_n, rest_mean, small, test }) = pop.compare(g, settings)?;
+                    let group = pop.group(g);
+                    let Comparison { mean: m, rest_n, rest_mean, small, test } = pop.compare(g, &group, settings)?;
                     let (x, y) = split(code);
                     bivariate.push(CellReport {
                         system: table.systems.names[sys].clone(),
@@ -319,7 +321,7 @@ struct Population {
     values: Vec<f64>,
     groups: Vec<(u64, Vec<u32>)>,
     /// Ranked on first use: only when some group is large enough to be tested.
-    ranked: std::cell::OnceCell<RankedSample>,
+    ranked: std::sync::OnceLock<RankedSample>,
 }
 
 impl Population {
@@ -340,12 +342,16 @@ impl Population {
             values.push(value(row as usize));
         }
         groups.sort_by(|a, b| order(&a.0, &b.0));
-        Self { values, groups, ranked: std::cell::OnceCell::new() }
+        Self { values, groups, ranked: std::sync::OnceLock::new() }
     }
 
-    /// Group `g`'s values, and the group against the other groups.
-    fn compare(&self, g: usize, s: &WeaknessSettings) -> Result<(Vec<f64>, Comparison), WeaknessError> {
-        let group: Vec<f64> = self.groups[g].1.iter().map(|&p| self.values[p as usize]).collect();
+    /// Group `g`'s values.
+    fn group(&self, g: usize) -> Vec<f64> {
+        self.groups[g].1.iter().map(|&p| self.values[p as usize]).collect()
+    }
+
+    /// Group `g` (its values: `group`) against the other groups.
+    fn compare(&self, g: usize, group: &[f64], s: &WeaknessSettings) -> Result<Comparison, WeaknessError> {
         let rest_n = self.values.len() - group.len();
         // The rest's sum in group order, as the concatenation of the other groups.
         let rest_sum: f64 =
@@ -354,24 +360,19 @@ impl Population {
         let test = if small || rest_n == 0 {
             None
         } else {
-            let ranked = match self.ranked.get() {
-                Some(r) => r,
-                None => {
-                    let r = RankedSample::new(&self.values).map_err(|e| WeaknessError::Settings(e.to_string()))?;
-                    self.ranked.get_or_init(|| r)
-                }
-            };
+            let ranked =
+                self.ranked.get_or_init(|| RankedSample::new(&self.values).expect("values are checked finite"));
             let positions = self.groups[g].1.iter().map(|&p| p as usize);
             Some(ranked.mann_whitney(positions, MwuMethod::Auto).map_err(|e| WeaknessError::Settings(e.to_string()))?)
         };
         let comparison = Comparison {
-            mean: mean(&group),
+            mean: mean(group),
             rest_n,
             rest_mean: (rest_n > 0).then(|| rest_sum / rest_n as f64),
             small,
             test,
         };
-        Ok((group, comparison))
+        Ok(comparison)
     }
 }
 
