@@ -14,4 +14,7 @@ pub mod robustness;
 mod test_support;
 pub mod weakness;
 
-pub use weakness::{analyse, analyse_table, CellReport, StrataTable, SliceReport, WeaknessError, WeaknessReport, WeaknessRow, WeaknessSettings};
+pub use weakness::{
+    analyse, analyse_table, CellReport, SliceReport, StrataTable, WeaknessError, WeaknessReport, WeaknessRow,
+    WeaknessSettings,
+};

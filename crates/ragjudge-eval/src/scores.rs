@@ -175,7 +175,10 @@ impl ScoreCells<'_> {
     pub fn score_columns(&self) -> Vec<&str> {
         match &self.cells {
             Cells::Csv { headers, .. } => headers.iter().filter(|h| is_score(h)).collect(),
-            Cells::Json(v) => v.as_object().map(|o| o.keys().map(String::as_str).filter(|k| is_score(k)).collect()).unwrap_or_default(),
+            Cells::Json(v) => v
+                .as_object()
+                .map(|o| o.keys().map(String::as_str).filter(|k| is_score(k)).collect())
+                .unwrap_or_default(),
             Cells::Parsed { columns, .. } => columns.iter().map(String::as_str).collect(),
         }
     }

@@ -223,7 +223,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let features = ragjudge_llama::cpu_features().unwrap_or_default();
     let on: Vec<&str> = features.iter().filter(|(_, v)| v == "1").map(|(n, _)| n.as_str()).collect();
-    println!("CPU backend: {}", if on.is_empty() { "plain x86-64 (no SIMD extension beyond SSE2)".to_string() } else { on.join(" ") });
+    println!(
+        "CPU backend: {}",
+        if on.is_empty() { "plain x86-64 (no SIMD extension beyond SSE2)".to_string() } else { on.join(" ") }
+    );
     println!("threads: {}; DICE calls per run: {}", opts.thread_count(), rows.first().map_or(0, |r| r.calls));
     println!(
         "| model | mode | prefill tok/s | decode tok/s | DICE, cache cleared | DICE, prefix reuse | saving | tokens evaluated (cleared / reuse) | shared prefix | max |dp| |"

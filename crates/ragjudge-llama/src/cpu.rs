@@ -86,7 +86,11 @@ pub fn cpu_features() -> Option<Vec<(String, String)>> {
                 let mut f = get(reg);
                 while !f.is_null() && !(*f).name.is_null() {
                     let text = |p: *const std::os::raw::c_char| {
-                        if p.is_null() { String::new() } else { CStr::from_ptr(p).to_string_lossy().into_owned() }
+                        if p.is_null() {
+                            String::new()
+                        } else {
+                            CStr::from_ptr(p).to_string_lossy().into_owned()
+                        }
                     };
                     out.push((text((*f).name), text((*f).value)));
                     f = f.add(1);

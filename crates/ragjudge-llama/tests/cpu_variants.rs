@@ -10,7 +10,11 @@ use ragjudge_models::{Judge, Prompt};
 fn the_plain_x86_64_backend_alone_still_runs() {
     let exe = std::env::current_exe().unwrap();
     let plain = exe.parent().unwrap().join("libggml-cpu-x64.so");
-    assert!(plain.is_file(), "the build places the CPU backends beside the test binary: {} is missing", plain.display());
+    assert!(
+        plain.is_file(),
+        "the build places the CPU backends beside the test binary: {} is missing",
+        plain.display()
+    );
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(&plain, dir.path().join("libggml-cpu-x64.so")).unwrap();
     std::env::set_var(BACKENDS_ENV, dir.path());

@@ -387,7 +387,10 @@ mod tests {
         let values: Vec<f64> = (0..257).map(|i| ((i * 37) % 101) as f64 / 7.0).collect();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         for seed in [0, 9] {
-            assert_eq!(bootstrap_mean_ci(&values, 300, 0.9, seed).unwrap(), bootstrap_ci(&values, mean, 300, 0.9, seed).unwrap());
+            assert_eq!(
+                bootstrap_mean_ci(&values, 300, 0.9, seed).unwrap(),
+                bootstrap_ci(&values, mean, 300, 0.9, seed).unwrap()
+            );
         }
     }
     use crate::describe;

@@ -112,7 +112,7 @@ impl RankedSample {
         let exact = match method {
             MwuMethod::Exact => true,
             MwuMethod::Asymptotic => false,
-            MwuMethod::Auto => !(n1 > 8 && n2 > 8) && !self.ties,
+            MwuMethod::Auto => !(self.ties || (n1 > 8 && n2 > 8)),
         };
         let exact_sf = if exact { exact_sf(n1, n2, u) } else { None };
         let p = match exact_sf {

@@ -32,9 +32,12 @@ const MAX_BODY: usize = 16 << 20;
 /// A function from the request's JSON body to the answer text.
 pub type ContentFn = Arc<dyn Fn(&Value) -> String + Send + Sync>;
 
+/// A function from the request's JSON body to top logprobs `(token, logprob)`.
+pub type TopLogprobs = Arc<dyn Fn(&Value) -> Vec<(String, f64)> + Send + Sync>;
+
 /// Top logprobs computed from the request body (a judge whose verdict depends on the prompt).
 #[derive(Clone)]
-pub struct LogprobsFn(pub Arc<dyn Fn(&Value) -> Vec<(String, f64)> + Send + Sync>);
+pub struct LogprobsFn(pub TopLogprobs);
 
 impl std::fmt::Debug for LogprobsFn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -110,7 +113,7 @@ impl Normal {
 
     /// An answer whose top logprobs (and text, their first token) are computed from the request.
     pub fn logprobs_func(f: impl Fn(&Value) -> Vec<(String, f64)> + Send + Sync + 'static) -> Self {
-        let f: Arc<dyn Fn(&Value) -> Vec<(String, f64)> + Send + Sync> = Arc::new(f);
+        let f: TopLogprobs = Arc::new(f);
         let first = Arc::clone(&f);
         let content: ContentFn =
             Arc::new(move |req: &Value| first(req).first().map(|t| t.0.clone()).unwrap_or_default());

@@ -45,7 +45,13 @@ pub struct StrataTable {
 impl StrataTable {
     /// An empty table with `width` strata dimensions.
     pub fn new(width: usize) -> Self {
-        Self { width, systems: Names::default(), levels: vec![Names::default(); width], system: Vec::new(), strata: Vec::new() }
+        Self {
+            width,
+            systems: Names::default(),
+            levels: vec![Names::default(); width],
+            system: Vec::new(),
+            strata: Vec::new(),
+        }
     }
 
     /// Appends a row: its system and its stratum in each dimension (`None`: none there).

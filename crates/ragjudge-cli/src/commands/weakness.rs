@@ -121,7 +121,8 @@ fn load(args: &WeaknessArgs) -> Result<Loaded> {
         table.push(&system, &refs).map_err(|e| EvalError::io(path, format!("line {}: {e}", row.line)))?;
         if args.metric.is_empty() {
             for c in row.score_columns() {
-                let new = !metrics.iter().any(|(m, _)| m == c) && (records.is_some() || !args.by.iter().any(|b| b == c));
+                let new =
+                    !metrics.iter().any(|(m, _)| m == c) && (records.is_some() || !args.by.iter().any(|b| b == c));
                 if new && row.number(c).is_some() {
                     metrics.push((c.to_string(), vec![None; table.len() - 1]));
                 }
