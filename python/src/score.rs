@@ -105,7 +105,7 @@ pub fn score(
             frequency_discount: ciu_frequency,
             effort: ciu_effort,
         },
-        retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists },
+        retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists, ..RetrievalSettings::default() },
         semantic: SemanticSettings { ruber_model },
         ..MetricSettings::default()
     };

@@ -2,7 +2,7 @@
 //! `meta` (what `ragjudge testgen` writes) and `relevant` (ids of passages known to answer it).
 
 use crate::error::CollectError;
-use ragjudge_core::{record_from_json, InputError, Record};
+use ragjudge_core::{known_relevant, record_from_json, InputError, Record};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -18,12 +18,6 @@ pub struct Question {
     pub relevant: Vec<String>,
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
 /// One question from one JSON line.
 pub fn question_from_json(mut v: Value, file: &str, line: u64) -> Result<Question, InputError> {
     let at = |field: Option<String>, message: String| InputError::new(file, Some(line), field, message);
@@ -32,7 +26,7 @@ pub fn question_from_json(mut v: Value, file: &str, line: u64) -> Result<Questio
     };
     // A question has no answer yet.
     map.entry("answer").or_insert_with(|| Value::String(String::new()));
-    let relevant = strings(map.get("relevant"));
+    let relevant = map.get("relevant").cloned();
     let record = record_from_json(v, file, format!("line{line}"), "questions").map_err(|mut e| {
         e.line = Some(line);
         e
@@ -40,13 +34,7 @@ pub fn question_from_json(mut v: Value, file: &str, line: u64) -> Result<Questio
     if record.query.trim().is_empty() {
         return Err(at(Some("query".into()), "is empty".into()));
     }
-    let relevant = if !relevant.is_empty() {
-        relevant
-    } else if record.meta.get("query_type").and_then(Value::as_str) == Some("unanswerable") {
-        Vec::new()
-    } else {
-        strings(record.meta.get("source_ids"))
-    };
+    let relevant = known_relevant(relevant.as_ref(), &record.meta);
     Ok(Question { record, relevant })
 }
 

@@ -65,3 +65,44 @@ impl Record {
         }
     }
 }
+
+/// Ids of the passages a question is known to be answered by: the top-level `relevant` list
+/// (`relevant` in the example's `questions.jsonl`), else `meta.source_ids` (what `ragjudge testgen`
+/// writes), except for an unanswerable question (`meta.query_type = "unanswerable"`), whose
+/// source passage does not answer it.
+pub fn known_relevant(relevant: Option<&Value>, meta: &Map<String, Value>) -> Vec<String> {
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let listed = strings(relevant);
+    if !listed.is_empty() {
+        listed
+    } else if meta.get("query_type").and_then(Value::as_str) == Some("unanswerable") {
+        Vec::new()
+    } else {
+        strings(meta.get("source_ids"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn known_relevant_prefers_the_list_then_testgen_sources_except_for_unanswerable() {
+        let m = meta(json!({"source_ids": ["d1:0"], "query_type": "factual"}));
+        assert_eq!(known_relevant(Some(&json!(["a", "b"])), &m), ["a", "b"]);
+        assert_eq!(known_relevant(None, &m), ["d1:0"]);
+        assert_eq!(known_relevant(Some(&json!([])), &m), ["d1:0"]);
+        let u = meta(json!({"source_ids": ["d1:1"], "query_type": "unanswerable"}));
+        assert!(known_relevant(None, &u).is_empty());
+        assert_eq!(known_relevant(Some(&json!(["x"])), &u), ["x"]);
+    }
+}

@@ -77,7 +77,7 @@ fn gain(g: Option<f64>, kind: Gain) -> f64 {
 }
 
 /// The cut-off actually used for K, or `None` when the @K metric is undefined.
-fn cutoff(len: usize, k: usize, opts: &RetrievalOptions) -> Option<usize> {
+pub(crate) fn cutoff(len: usize, k: usize, opts: &RetrievalOptions) -> Option<usize> {
     if len == 0 || k == 0 || (k > len && opts.short_list == ShortList::Undefined) {
         None
     } else {

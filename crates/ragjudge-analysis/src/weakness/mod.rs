@@ -18,9 +18,9 @@ pub use table::StrataTable;
 use table::NONE;
 
 use ragjudge_stats::bootstrap::{bootstrap_mean_ci, Ci};
+use ragjudge_stats::hypothesis::{benjamini_hochberg, MannWhitney, MwuMethod, RankedSample};
 use ragjudge_stats::StatsError;
 use rayon::prelude::*;
-use ragjudge_stats::hypothesis::{benjamini_hochberg, MannWhitney, MwuMethod, RankedSample};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -354,8 +354,14 @@ impl Population {
     fn compare(&self, g: usize, group: &[f64], s: &WeaknessSettings) -> Result<Comparison, WeaknessError> {
         let rest_n = self.values.len() - group.len();
         // The rest's sum in group order, as the concatenation of the other groups.
-        let rest_sum: f64 =
-            self.groups.iter().enumerate().filter(|&(h, _)| h != g).flat_map(|(_, (_, p))| p).map(|&p| self.values[p as usize]).sum();
+        let rest_sum: f64 = self
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|&(h, _)| h != g)
+            .flat_map(|(_, (_, p))| p)
+            .map(|&p| self.values[p as usize])
+            .sum();
         let small = group.len() < s.min_n;
         let test = if small || rest_n == 0 {
             None

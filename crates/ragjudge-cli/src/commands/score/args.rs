@@ -36,6 +36,15 @@ pub struct ScoreArgs {
     /// (Open RAG Eval's behaviour) instead of counting the missing ranks as non-relevant.
     #[arg(long)]
     pub skip_short_lists: bool,
+    /// Relevance judgments for the retrieval family: a question file (JSONL with `id` and
+    /// `relevant` passage ids, or testgen's `meta.source_ids`) or a TREC qrels file
+    /// (`query-id iteration passage-id grade`); adds `qrels_precision@K`, `qrels_recall@K` and
+    /// `qrels_recall`, measured against every passage a question needs.
+    #[arg(long, value_name = "FILE")]
+    pub qrels: Option<PathBuf>,
+    /// Grade from which a TREC qrels line counts as relevant (trec_eval's `-l`).
+    #[arg(long, default_value_t = 1.0)]
+    pub qrels_level: f64,
     /// Stem tokens with the Porter stemmer before ROUGE (as rouge-score's use_stemmer=True).
     #[arg(long)]
     pub rouge_stemmer: bool,
@@ -119,6 +128,8 @@ impl ScoreArgs {
                 ks: self.ks.clone(),
                 relevance_threshold: self.relevance_threshold,
                 skip_short_lists: self.skip_short_lists,
+                qrels: self.qrels.clone(),
+                qrels_level: self.qrels_level,
             },
             hcat: self.hcat.settings(),
             safety: self.safety.settings(),

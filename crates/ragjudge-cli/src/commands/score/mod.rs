@@ -25,6 +25,9 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     crate::commands::dice::check_ppi_alpha(args.ppi_alpha)?;
     let mut settings = args.metric_settings()?;
     let names = split_arguments(&args.metrics, &mut settings)?;
+    if args.qrels.is_some() && !names.iter().any(|n| n == "retrieval") {
+        bail!("--qrels adds columns to the retrieval family: add `retrieval` to --metrics");
+    }
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
     let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
     let evaluator = Evaluator::new(metrics, args.eval_settings())?;
@@ -41,6 +44,9 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         evaluator.evaluate_files(&args.inputs, sink.as_deref_mut().map(|s| s as &mut dyn RowSink), stages, &progress);
     progress.finish();
     let report = report?;
+    if let Some(qrels) = &args.qrels {
+        report_qrels_coverage(qrels, &report.summary);
+    }
     if let Some(out) = &args.output {
         // How each column was computed, for models fitted on this file (`fuse fit`).
         write_definitions(out, &defs)?;
@@ -90,6 +96,28 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Says on stderr how many records `--qrels` judged: a record whose question is missing from the
+/// file, or has no relevant passage, has empty `qrels_*` columns, and a file whose ids match no
+/// record would otherwise only show as empty columns.
+fn report_qrels_coverage(qrels: &std::path::Path, summary: &ragjudge_eval::summary::SummaryReport) {
+    let judged: u64 = summary
+        .systems
+        .iter()
+        .flat_map(|s| s.metrics.iter().filter(|m| m.metric == ragjudge_lexical::qrels::RECALL_COLUMN))
+        .map(|m| m.n)
+        .sum();
+    let file = qrels.display();
+    if judged == 0 && summary.records > 0 {
+        eprintln!("warning: --qrels {file}: no record's question has a relevant passage there (do the ids match?)");
+    } else {
+        let left = summary.records - judged;
+        eprintln!(
+            "--qrels {file}: {judged} of {} records judged, {left} left empty (no relevant passage there)",
+            summary.records
+        );
+    }
 }
 
 /// The summary as `--json` prints it: the per-system report, the output file, and consistency.
