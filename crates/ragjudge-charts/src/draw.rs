@@ -647,6 +647,9 @@ fn box_stats(values: &[f64]) -> BoxStats {
     BoxStats { q1, median, q3, low_whisker, high_whisker }
 }
 
+/// How a two-part category label joins its parts ("system · stratum").
+const LABEL_JOIN: &str = " · ";
+
 fn distributions<DB: DrawingBackend>(
     canvas: &Canvas<'_, DB>,
     chart: &Chart,
@@ -656,18 +659,28 @@ fn distributions<DB: DrawingBackend>(
     let g = groups.len();
     let (lo, hi) = min_max(groups.iter().flat_map(|gr| gr.values.iter().copied()));
     let (lo, hi) = padded(lo, hi, 0.05);
-    let axes = Axes::categories(g, (lo, hi), 40);
+    // A label "system · stratum" too wide for its slot is drawn on two lines, so room is kept
+    // for a second line whenever a label has that form.
+    let two_part = groups.iter().any(|gr| gr.label.contains(LABEL_JOIN));
+    let axes = Axes::categories(g, (lo, hi), if two_part { 56 } else { 40 });
     with_axes(canvas, chart, axes, |map, plot| {
         let slot = (plot.x.end - plot.x.start) as f64 / g as f64;
         for (gi, gr) in groups.iter().enumerate() {
             let c = okabe_ito(gi);
             let xc = gi as f64 + 0.5;
-            let label_y = plot.y.end + 8;
+            let mut label_y = plot.y.end + 8;
             let cxp = map(xc, lo).0;
-            let label = fit(&gr.label, TICK_SIZE, (slot as i32 - 6).max(8));
-            canvas.text(&label, (cxp, label_y), TICK_SIZE, TEXT, HPos::Center, VPos::Top)?;
+            let width = (slot as i32 - 6).max(8);
+            let lines: Vec<&str> = match gr.label.split_once(LABEL_JOIN) {
+                Some((a, b)) if text_width(&gr.label, TICK_SIZE) > width => vec![a, b],
+                _ => vec![gr.label.as_str()],
+            };
+            for line in lines {
+                canvas.text(&fit(line, TICK_SIZE, width), (cxp, label_y), TICK_SIZE, TEXT, HPos::Center, VPos::Top)?;
+                label_y += 16;
+            }
             let n_text = format!("n={}", gr.values.len());
-            canvas.text(&n_text, (cxp, label_y + 16), 12.0, MUTED, HPos::Center, VPos::Top)?;
+            canvas.text(&n_text, (cxp, label_y), 12.0, MUTED, HPos::Center, VPos::Top)?;
             if gr.values.is_empty() {
                 continue;
             }

@@ -383,11 +383,8 @@ pub fn weakness_charts(w: &[WeaknessInput]) -> Vec<NamedChart> {
                 .collect();
             out.push(named(
                 format!("weakness-{}-{}", m.metric, system),
-                format!(
-                    "{} of {} by {} x {} (* significant, hatched: n too small to test)",
-                    m.metric, system, dims[0], dims[1]
-                ),
-                dims[1].as_str(),
+                format!("{} of {} by {} x {}", m.metric, system, dims[0], dims[1]),
+                &format!("{}   (* significant; hatched: n too small to test)", dims[1]),
                 dims[0].as_str(),
                 ChartBody::Heatmap { rows, cols, cells: grid, scale: ColorScale::Sequential { min: lo, max: hi } },
             ));
