@@ -93,3 +93,24 @@ fn options_of_dice_alone_are_refused_with_another_protocol() {
         stderr(&o)
     );
 }
+
+#[test]
+fn serve_refuses_dice_options_with_another_protocol() {
+    let o = ragjudge(&[
+        "serve",
+        "--metrics",
+        "lexical",
+        "--judge",
+        "openai:unused",
+        "--protocol",
+        "two-label",
+        "--no-swap",
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    assert_one_line_error(&o, "--no-reasoning and --no-swap are options of the dice protocol, not `two-label`");
+    // A usage error from the argument parser (exit 2).
+    let o = ragjudge(&["serve", "--judge", "openai:unused", "--protocol", "dice-reasoning"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("use `dice` (stage I runs unless reasoning is off)"), "{}", stderr(&o));
+}

@@ -551,6 +551,34 @@ fn is_dice(protocol: Protocol) -> bool {
     matches!(protocol, Protocol::Dice | Protocol::DiceReasoning)
 }
 
+/// Judges one pair (two answers to one question, `a` shown first in the first order) with a
+/// protocol other than DICE, as a run judges each of its pairs: pointwise protocols grade both
+/// answers, pairwise ones judge both orders. Returns the verdict as a pair judgement (for
+/// [`score_pair`]) and the verdict itself with its evidence (per-order probabilities, grades or
+/// claim checks).
+///
+/// # Panics
+/// For `dice` and `dice-reasoning`, which [`PairwiseJudge`] judges.
+pub fn judge_pair_with_protocol(
+    judge: &Arc<dyn Judge>,
+    protocol: Protocol,
+    a: &Record,
+    b: &Record,
+    settings: &ProtocolSettings,
+) -> Result<(PairJudgement, Verdict), ModelError> {
+    assert!(!is_dice(protocol), "DICE pairs are judged by PairwiseJudge");
+    let item = pair_item(a, b);
+    let verdict = if protocol.is_pointwise() {
+        let mut grades = grade_sides(judge, protocol, &[(&item, &item.first), (&item, &item.second)], settings);
+        let second = grades.pop().expect("two grades")?;
+        let first = grades.pop().expect("two grades")?;
+        verdict_of_grades(first, second, settings.tie_margin)
+    } else {
+        judge_items(judge, protocol, std::slice::from_ref(&item), settings).pop().expect("one verdict")?
+    };
+    Ok((as_judgement(&verdict, a, b, protocol, &judge.identity()), verdict))
+}
+
 /// Two records of one question as a pair for the protocols (the reference from either).
 fn pair_item(a: &Record, b: &Record) -> PairItem {
     let side = |r: &Record| Side {

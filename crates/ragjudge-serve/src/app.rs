@@ -283,6 +283,7 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
         "status": "ok",
         "columns": app.scorer.columns(),
         "judge": app.judge.as_ref().map(|j| j.identity()),
+        "protocol": app.judge.as_ref().map(|j| j.protocol().name()),
     });
     Json(body).into_response()
 }

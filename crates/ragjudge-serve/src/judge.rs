@@ -1,12 +1,15 @@
-//! `POST /v1/judge`: one DICE pairwise judgement (DICE §3.1-3.2) of two answers to one question
-//! through the judge the server was started with.
+//! `POST /v1/judge`: one pairwise judgement of two answers to one question through the judge the
+//! server was started with: DICE's (DICE §3.1-3.2) or another protocol's (`two-label`,
+//! `pointwise`, `claims`, `ensemble`), scored as DICE scores a pair.
 
 use crate::error::{ApiError, ServeError};
 use crate::score::type_name;
 use ragjudge_core::{record_from_json, Context, Record};
-use ragjudge_dice::judgement::{JudgeOptions, OrderJudgement, PairwiseJudge, Probs};
-use ragjudge_dice::labels::Label;
+use ragjudge_dice::judgement::{JudgeOptions, OrderJudgement, PairJudgement, PairwiseJudge, Probs};
+use ragjudge_dice::labels::{Label, PairLabel};
+use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings, Verdict};
 use ragjudge_dice::pair_score::score_pair;
+use ragjudge_dice::run::judge_pair_with_protocol;
 use ragjudge_dice::scoring::DiceScorer;
 use ragjudge_models::Judge;
 use serde::Serialize;
@@ -22,18 +25,30 @@ pub struct JudgeSettings {
     pub swap: bool,
     /// Margin below which a verdict is scored softly (DICE's tau).
     pub tau: f64,
+    /// The judging protocol (`dice`, or one for small judges; `reasoning` and `swap` are DICE's).
+    pub protocol: Protocol,
+    /// Options of the other protocols (claims' premise size).
+    pub protocol_settings: ProtocolSettings,
 }
 
 impl Default for JudgeSettings {
     fn default() -> Self {
-        Self { reasoning: true, swap: true, tau: ragjudge_dice::scoring::DEFAULT_TAU }
+        Self {
+            reasoning: true,
+            swap: true,
+            tau: ragjudge_dice::scoring::DEFAULT_TAU,
+            protocol: Protocol::Dice,
+            protocol_settings: ProtocolSettings::default(),
+        }
     }
 }
 
-/// A judge model with its DICE options, shared by every request.
+/// A judge model with its protocol and options, shared by every request.
 pub struct JudgeService {
     pairwise: PairwiseJudge,
     scorer: DiceScorer,
+    protocol: Protocol,
+    protocol_settings: ProtocolSettings,
 }
 
 impl std::fmt::Debug for JudgeService {
@@ -58,7 +73,8 @@ pub struct JudgeResponse {
     pub id: String,
     /// The judge's identity.
     pub judge: String,
-    /// The argmax of the order-averaged probabilities: `A`, `B` or `tie`.
+    /// The argmax of the order-averaged probabilities: `A`, `B` or `tie` (also when a protocol
+    /// without a tie label finds A and B exactly even).
     pub verdict: Label,
     /// Probabilities of A, B and tie, averaged over the orders judged.
     pub probs: Probs,
@@ -68,18 +84,39 @@ pub struct JudgeResponse {
     pub s_b: f64,
     /// Whether every order named the same winner.
     pub order_consistent: bool,
+    /// The protocol, e.g. `dice` or `claims`.
+    pub protocol: String,
     /// Prompt version, e.g. `dice-en-v2`.
     pub prompt_version: String,
-    /// One entry per order judged, with the reasoning, categories and label probabilities.
+    /// One entry per order judged, with the reasoning, categories and label probabilities (none
+    /// for a pointwise protocol, which shows each answer alone).
     pub orders: Vec<OrderJudgement>,
+    /// A protocol other than DICE: its verdict with the evidence (per-order probabilities,
+    /// expected grades, or each claim check), as `ragjudge judge-eval` writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Verdict>,
 }
 
 impl JudgeService {
-    /// DICE judging through `judge` with `settings`.
+    /// Judging through `judge` with `settings`; `dice-reasoning` is refused (it is `dice` with
+    /// `reasoning`).
     pub fn new(judge: Arc<dyn Judge>, settings: &JudgeSettings) -> Result<Self, ServeError> {
         let scorer = DiceScorer::new(settings.tau).map_err(|e| ServeError::Settings(format!("--tau: {e}")))?;
+        if settings.protocol == Protocol::DiceReasoning {
+            return Err(ServeError::Settings("protocol: use `dice` (stage I runs unless reasoning is off)".into()));
+        }
         let opts = JudgeOptions { reasoning: settings.reasoning, swap: settings.swap, ..JudgeOptions::default() };
-        Ok(JudgeService { pairwise: PairwiseJudge::new(judge, opts), scorer })
+        Ok(JudgeService {
+            pairwise: PairwiseJudge::new(judge, opts),
+            scorer,
+            protocol: settings.protocol,
+            protocol_settings: settings.protocol_settings,
+        })
+    }
+
+    /// The protocol pairs are judged with.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
     }
 
     /// The judge's identity.
@@ -88,21 +125,37 @@ impl JudgeService {
     }
 
     /// Judges the pair. Blocking (model calls): call it off the async executor. A judge failure
-    /// is 502 (the judge, not the request, failed).
+    /// is 502 (the judge, not the request, failed); a pair without the reference its protocol
+    /// needs is 422.
     pub fn judge(&self, req: &JudgeRequest) -> Result<JudgeResponse, ApiError> {
         let bad_gateway = |m: String| ApiError::new(axum::http::StatusCode::BAD_GATEWAY, m);
-        let j = self.pairwise.judge_pair(&req.a, &req.b).map_err(|e| bad_gateway(format!("judge failed: {e}")))?;
+        let (j, evidence): (PairJudgement, Option<Verdict>) = if matches!(self.protocol, Protocol::Dice) {
+            let j = self.pairwise.judge_pair(&req.a, &req.b).map_err(|e| bad_gateway(format!("judge failed: {e}")))?;
+            (j, None)
+        } else {
+            if self.protocol.needs_reference() && req.a.reference.is_none() {
+                let m =
+                    format!("field `reference`: missing (the `{}` protocol grades against it)", self.protocol.name());
+                return Err(ApiError::unprocessable(m));
+            }
+            let (j, v) =
+                judge_pair_with_protocol(&self.pairwise.judge, self.protocol, &req.a, &req.b, &self.protocol_settings)
+                    .map_err(|e| bad_gateway(format!("judge failed: {e}")))?;
+            (j, Some(v))
+        };
         let scored = score_pair(&self.scorer, &j).map_err(|e| bad_gateway(format!("verdict not scorable: {e}")))?;
         Ok(JudgeResponse {
             id: j.question_id.clone(),
             judge: j.judge.clone(),
-            verdict: Label::ALL[j.probs.argmax()],
+            verdict: PairLabel::of(&j, scored.s_a).label,
             probs: j.probs,
             s_a: scored.s_a,
             s_b: 1.0 - scored.s_a,
             order_consistent: j.order_consistent,
+            protocol: self.protocol.name().to_string(),
             prompt_version: j.prompt_version.clone(),
             orders: j.orders,
+            evidence,
         })
     }
 }

@@ -33,6 +33,6 @@ mod score;
 pub use admission::{Admission, Load};
 pub use app::{router, serve, shutdown_signal, App, Limits, OPENAPI};
 pub use error::{ApiError, ServeError};
-pub use judge::{JudgeRequest, JudgeResponse, JudgeService, JudgeSettings};
+pub use judge::{parse_judge_request, JudgeRequest, JudgeResponse, JudgeService, JudgeSettings};
 pub use metrics::{set_heap_probe, HeapProbe, ServerMetrics};
 pub use score::{parse_score_request, ScoreRequest, ScoreResponse, Scorer};

@@ -3,11 +3,9 @@
 
 mod common;
 
-use common::{get, post, Running};
-use ragjudge_eval::models::{backends, CacheChoice, JudgeSettings as BackendSettings};
+use common::{get, post, scripted_judge, Running};
 use ragjudge_serve::{App, JudgeService, JudgeSettings, Limits, Scorer};
 use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
-use std::sync::Arc;
 
 #[tokio::test]
 async fn a_pair_is_judged_in_both_orders_through_the_configured_judge() {
@@ -24,16 +22,8 @@ async fn a_pair_is_judged_in_both_orders_through_the_configured_judge() {
         vec![verdict(0.7, 0.2, 0.1), verdict(0.2, 0.7, 0.1)],
         Behavior::Status(400),
     ));
-    std::env::set_var("OPENAI_BASE_URL", model.base_url());
-    let backend = BackendSettings {
-        spec: "openai:scripted".into(),
-        cache: CacheChoice::Disabled,
-        // One request at a time, so that the script's order is the presentation order.
-        concurrency: 1,
-        ..BackendSettings::default()
-    };
-    let judge: Arc<dyn ragjudge_models::Judge> = Arc::from(backends::judge(&backend).unwrap());
-    let settings = JudgeSettings { reasoning: false, swap: true, tau: 0.1 };
+    let judge = scripted_judge(&model);
+    let settings = JudgeSettings { reasoning: false, swap: true, tau: 0.1, ..JudgeSettings::default() };
     let service = JudgeService::new(judge, &settings).unwrap();
     let scorer = Scorer::from_names(&["lexical"], Default::default(), Default::default(), Some(1)).unwrap();
     let server = Running::start(App::new(scorer, Some(service), Limits::default()).unwrap()).await;
@@ -52,6 +42,8 @@ async fn a_pair_is_judged_in_both_orders_through_the_configured_judge() {
     assert_eq!((v["s_a"].as_f64(), v["s_b"].as_f64()), (Some(1.0), Some(0.0)));
     assert_eq!(v["order_consistent"], true);
     assert_eq!(v["id"], "q1");
+    assert_eq!(v["protocol"], "dice");
+    assert!(v.get("evidence").is_none(), "{v}");
     let orders: Vec<&str> = v["orders"].as_array().unwrap().iter().map(|o| o["order"].as_str().unwrap()).collect();
     assert_eq!(orders, ["ab", "ba"]);
     assert_eq!(model.request_count(), 2);

@@ -1,7 +1,9 @@
 //! `ragjudge serve`: the scoring server (`ragjudge_serve`) on an address, until SIGTERM or ctrl-c.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings};
+use ragjudge_dice::run::run_protocol;
 use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings};
 use ragjudge_eval::models::{backends, CacheChoice, EncoderSettings, JudgeSettings, ModelSettings};
 use ragjudge_serve::{App, JudgeService, Limits, Scorer};
@@ -49,10 +51,17 @@ pub struct ServeArgs {
     /// Stem tokens with the Porter stemmer before ROUGE.
     #[arg(long)]
     pub rouge_stemmer: bool,
-    /// Judge: skip stage I (the analysis) and score the verdict directly.
+    /// Judge: how a pair is judged, as in `tournament --protocol`: `dice`, `two-label`,
+    /// `pointwise`, `claims` (needs the request's `reference`) or `ensemble`.
+    #[arg(long, default_value = "dice", value_parser = run_protocol)]
+    pub protocol: Protocol,
+    /// Judge: sentences shown as the premise of each claim check (`--protocol claims`).
+    #[arg(long, default_value_t = ragjudge_dice::claims::DEFAULT_PREMISE_SENTENCES)]
+    pub premise_sentences: usize,
+    /// Judge: skip stage I (the analysis) and score the verdict directly (`dice`).
     #[arg(long)]
     pub no_reasoning: bool,
-    /// Judge: one order only (no position-bias averaging).
+    /// Judge: one order only (no position-bias averaging; `dice`).
     #[arg(long)]
     pub no_swap: bool,
     /// Judge: margin below which a verdict is scored softly.
@@ -127,9 +136,20 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     }
     let judge = match &args.judge {
         Some(_) => {
+            if args.protocol != Protocol::Dice && (args.no_reasoning || args.no_swap) {
+                bail!("--no-reasoning and --no-swap are options of the dice protocol, not `{}`", args.protocol.name());
+            }
             let judge = Arc::from(backends::judge(&args.judge_settings())?);
-            let settings =
-                ragjudge_serve::JudgeSettings { reasoning: !args.no_reasoning, swap: !args.no_swap, tau: args.tau };
+            let settings = ragjudge_serve::JudgeSettings {
+                reasoning: !args.no_reasoning,
+                swap: !args.no_swap,
+                tau: args.tau,
+                protocol: args.protocol,
+                protocol_settings: ProtocolSettings {
+                    premise_sentences: args.premise_sentences,
+                    ..ProtocolSettings::default()
+                },
+            };
             Some(JudgeService::new(judge, &settings)?)
         }
         None => None,

@@ -154,3 +154,18 @@ pub fn spawn_post(url: &str, body: String) -> tokio::task::JoinHandle<Answer> {
     let url = url.to_string();
     tokio::spawn(async move { post(&url, body).await })
 }
+
+/// An OpenAI-compatible judge backed by the scripted `model`, uncached, one request at a time
+/// (so that the script's order is the order of the calls). Sets `OPENAI_BASE_URL`: one such judge
+/// per test binary.
+pub fn scripted_judge(model: &ragjudge_testserver::TestServer) -> Arc<dyn ragjudge_models::Judge> {
+    use ragjudge_eval::models::{backends, CacheChoice, JudgeSettings};
+    std::env::set_var("OPENAI_BASE_URL", model.base_url());
+    let backend = JudgeSettings {
+        spec: "openai:scripted".into(),
+        cache: CacheChoice::Disabled,
+        concurrency: 1,
+        ..JudgeSettings::default()
+    };
+    Arc::from(backends::judge(&backend).unwrap())
+}
