@@ -23,7 +23,7 @@
 use crate::retrieval::{RetrievalOptions, ShortList};
 use ragjudge_core::{known_relevant, InputError, Metric, MetricError, MetricOutput, Record};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::sync::Arc;
@@ -105,8 +105,9 @@ impl Qrels {
                     return Err(at("relevant", "expected a list of passage ids".into()));
                 }
             }
-            let meta = map.get("meta").and_then(Value::as_object).cloned().unwrap_or_default();
-            let ids: HashSet<String> = known_relevant(map.get("relevant"), &meta).into_iter().collect();
+            let no_meta = Map::new();
+            let meta = map.get("meta").and_then(Value::as_object).unwrap_or(&no_meta);
+            let ids: HashSet<String> = known_relevant(map.get("relevant"), meta).into_iter().collect();
             if relevant.insert(id.clone(), ids).is_some() {
                 return Err(at("id", format!("question {id:?} is listed twice")));
             }
@@ -179,7 +180,7 @@ pub fn qrels_scores(
     missed.sort();
     Some(QrelsScores {
         at_k,
-        recall: Some(hits_in(hit.len()) / total),
+        recall: Some(seen.len() as f64 / total),
         relevant: relevant.len(),
         retrieved_relevant: seen.len(),
         missed,
