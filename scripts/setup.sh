@@ -18,6 +18,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust (rustup) first" >&2; exit 1; }
+# clippy and rustfmt: CI's lint step (.ci/run).
+for component in clippy rustfmt; do
+    cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
+done
 export RAGJUDGE_HOME="${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}"
 mkdir -p "$RAGJUDGE_HOME"
 

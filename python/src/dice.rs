@@ -5,8 +5,9 @@ use crate::error::{record_error, runtime_error, value_error, Origin};
 use pyo3::prelude::*;
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, Format, InputError, ReadOptions, Record, RecordReader};
-use ragjudge_dice::run::{index_by_id, run_protocol, with_fields, DiceRun, DiceRunOptions};
-use ragjudge_dice::tournament::{run as run_tournament, Format as TourFormat, RankBy, TournamentConfig};
+use ragjudge_dice::leaderboard::{Tournament, TournamentOutcome};
+use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::tournament::{Format as TourFormat, RankBy, TournamentConfig};
 use ragjudge_eval::models::backends::judge_or_dry_run;
 use ragjudge_eval::models::JudgeSettings;
 use serde_json::{json, Value};
@@ -196,38 +197,19 @@ pub fn tournament(
     let records = read_records(records).map_err(|e| record_error(py, &e, Origin::Memory))?;
     let s = setup(judge, protocol, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
     let out = py.detach(move || -> Result<(String, String), String> {
-        let mut order: Vec<String> = Vec::new();
-        let mut by_system: HashMap<String, Vec<Record>> = HashMap::new();
-        for r in records {
-            if !by_system.contains_key(&r.system) {
-                order.push(r.system.clone());
-            }
-            by_system.entry(r.system.clone()).or_default().push(r);
-        }
-        if order.len() < 2 {
-            return Err(format!("a tournament needs at least two systems, found {}", order.len()));
-        }
-        let index = index_by_id(by_system.iter().map(|(s, recs)| (s.as_str(), recs)));
+        // The library's tournament job, as `ragjudge tournament` runs it: the same files.
+        let tournament = Tournament::from_records(records).map_err(|e| e.to_string())?;
         let judge = Arc::from(judge_or_dry_run(&s.judge, false).map_err(|e| e.to_string())?);
         let mut run = DiceRun::new(judge, &s.opts).map_err(|e| e.to_string())?;
         let mut cfg = TournamentConfig { format, rounds, rank_by, ..TournamentConfig::default() };
         cfg.bt.seed = seed;
-        let board = run_tournament(&order, &cfg, |a, b| run.play(&by_system[a], &index[b]).map(|p| p.match_result()))
-            .map_err(|e| e.to_string())?;
-        run.ensure_judged().map_err(|e| e.to_string())?;
-        let failures = run.failures().to_vec();
-        let report = json!({
-            "systems": board.systems,
-            "rank_by": match rank_by { RankBy::Elo => "elo", RankBy::BradleyTerry => "bt" },
-            "judge_calls": board.judge_calls,
-            "round_robin_calls": board.round_robin_calls,
-            "failed": failures.len(),
-            "failures": failures,
-            "matches": board.matches,
-        });
-        let (report, trust) = finish(&run, report);
-        run.write_report("leaderboard.json", &report).map_err(|e| e.to_string())?;
-        Ok((report.to_string(), trust))
+        match tournament.play(&mut run, &cfg, None).map_err(|e| e.to_string())? {
+            TournamentOutcome::Played(doc) => {
+                let trust = doc.body.run.trust.render();
+                Ok((serde_json::to_string(&doc).map_err(|e| e.to_string())?, trust))
+            }
+            TournamentOutcome::DryRun(_) => Err("a dry run has no leaderboard".into()),
+        }
     });
     out.map_err(runtime_error)
 }

@@ -74,6 +74,21 @@ def test_tournament_ranks_four_systems(server, tmp_path):
     assert (t.leaderboard["ties"] == 3).all()
 
 
+def test_tournament_writes_the_very_files_of_the_cli(server, cli, tmp_path):
+    # One library job behind both faces: leaderboard.json (provenance included: record digests,
+    # judge, prompts, settings) and leaderboard.csv are byte for byte the same.
+    ragjudge.tournament([str(p) for p in RUNS], judge="openai:scripted", output=tmp_path / "py", format="round-robin",
+                        reasoning=False, ids=IDS[:2], no_cache=True)
+    subprocess.run([cli, "tournament", *[str(p) for p in RUNS], "--judge", "openai:scripted", "--format", "round-robin",
+                    "--no-reasoning", "--ids", ",".join(IDS[:2]), "--no-cache", "--output", str(tmp_path / "cli")],
+                   check=True, capture_output=True)
+    for name in ("leaderboard.json", "leaderboard.csv"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    doc = json.loads((tmp_path / "cli" / "leaderboard.json").read_text())
+    assert (doc["kind"], doc["schema_version"]) == ("leaderboard", 1)
+    assert [i["path"] for i in doc["provenance"]["inputs"]] == [f"records of {s}" for s in ("abstain", "oracle", "partial", "wrong")]
+
+
 def test_a_bad_record_in_a_match_raises(server, tmp_path):
     with pytest.raises(ragjudge.RecordError) as e:
         ragjudge.compare([{"id": "q1", "query": "q", "answer": "a"}, {"id": "q2", "answer": "a"}],

@@ -358,5 +358,11 @@ pub fn write_chart(chart: &Chart, path: &Path, size: Size) -> Result<(), ChartEr
         Some("png") => render_png(chart, size)?,
         _ => return Err(ChartError::UnsupportedExtension { path: path.to_path_buf() }),
     };
-    std::fs::write(path, bytes).map_err(|source| ChartError::Io { path: path.to_path_buf(), source })
+    ragjudge_artifacts::write_atomic(path, &bytes).map_err(|e| {
+        let source = match e {
+            ragjudge_artifacts::ArtifactError::Io { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        };
+        ChartError::Io { path: path.to_path_buf(), source }
+    })
 }

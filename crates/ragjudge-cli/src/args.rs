@@ -127,9 +127,9 @@ pub struct InputArgs {
     /// Report and skip malformed records instead of stopping at the first one.
     #[arg(long)]
     pub skip_invalid: bool,
-    /// Longest accepted input line, in MiB.
-    #[arg(long, default_value_t = 16, value_name = "MIB")]
-    pub max_line_mib: usize,
+    /// Longest accepted input line, in MiB (at least 1).
+    #[arg(long, default_value_t = 16, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_line_mib: u64,
 }
 
 impl InputArgs {
@@ -137,7 +137,7 @@ impl InputArgs {
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
             format: self.format.into(),
-            max_line_bytes: self.max_line_mib.max(1) << 20,
+            max_line_bytes: usize::try_from(self.max_line_mib << 20).unwrap_or(usize::MAX),
             ..ReadOptions::default()
         }
     }

@@ -4,6 +4,7 @@ mod args;
 mod backends;
 mod cli;
 mod commands;
+mod interrupt;
 mod progress;
 
 use clap::Parser;
@@ -16,10 +17,18 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() {
     let cli = cli::Cli::parse();
+    // `serve` shuts down on its own signals: it stops accepting and lets requests in flight
+    // finish for its grace period (docs/serve.md).
+    if !matches!(cli.command, cli::Command::Serve(_)) {
+        interrupt::install();
+    }
     let result = cli.command.run();
     if let Err(e) = result {
         // One line: the chain of causes joined, so the reason names file, line and field.
         eprintln!("error: {}", format_chain(&e));
+        if matches!(e.downcast_ref::<ragjudge_eval::EvalError>(), Some(ragjudge_eval::EvalError::Interrupted { .. })) {
+            std::process::exit(interrupt::EXIT_INTERRUPTED);
+        }
         // 2: a command could not run as asked (e.g. a gate naming a column the summary lacks),
         // as clap's usage errors; 1: anything else, a failed gate check included.
         let usage = e.downcast_ref::<commands::gate::GateUsageError>().is_some();

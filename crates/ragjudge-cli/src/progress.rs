@@ -82,4 +82,8 @@ impl ragjudge_eval::Progress for Progress {
     fn done(&self) {
         self.finish();
     }
+
+    fn cancelled(&self) -> bool {
+        crate::interrupt::requested()
+    }
 }

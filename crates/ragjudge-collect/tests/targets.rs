@@ -240,3 +240,109 @@ fn a_missing_program_and_a_bad_command_line_are_clear() {
     assert!(out.failures[0].error.starts_with("cannot start /no/such/program"), "{}", out.failures[0].error);
     assert_eq!(out.failures[0].attempts, 1);
 }
+
+/// A command target running `script` (written to a file in `dir`) with the given timeout.
+#[cfg(target_os = "linux")]
+fn script_target(dir: &std::path::Path, script: &str, timeout: Duration) -> CommandTarget {
+    let path = dir.join("target.sh");
+    std::fs::write(&path, script).unwrap();
+    let exchange = Exchange::new(default_template(), "$.answer", "$.contexts").unwrap();
+    CommandTarget::new(&format!("sh '{}'", path.display()), exchange, timeout).unwrap()
+}
+
+/// The pid a process wrote to `path` (written to a temporary name, then renamed, so it is whole).
+#[cfg(target_os = "linux")]
+fn written_pid(path: &std::path::Path) -> String {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        if let Ok(pid) = std::fs::read_to_string(path) {
+            return pid.trim().to_string();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{} was never written", path.display());
+}
+
+/// Whether process `pid` is still running within 5 s (a killed zombie waiting for its reaper
+/// counts as gone).
+#[cfg(target_os = "linux")]
+fn still_running_after_5s(pid: &str) -> bool {
+    let running = || match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // "PID (COMMAND) STATE ...": the state follows the last parenthesis.
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    };
+    let start = std::time::Instant::now();
+    while running() {
+        if start.elapsed() > Duration::from_secs(5) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timed_out_command_targets_grandchild_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("grandchild.pid");
+    // The target starts a grandchild that records its pid and sleeps, then waits for it.
+    let script = format!(
+        "#!/bin/sh\nsh -c 'echo $$ > \"$0.tmp\" && mv \"$0.tmp\" \"$0\" && exec sleep 100' '{}' &\nwait\n",
+        pid_file.display()
+    );
+    let target = script_target(dir.path(), &script, Duration::from_secs(2));
+    let out = collect(&named(&["a"]), &target, &CallCache::disabled(), &settings(1, 0), &|_, _| {});
+    assert!(out.failures[0].error.contains("gave no reply within 2 s (killed)"), "{}", out.failures[0].error);
+    let pid = written_pid(&pid_file);
+    assert!(!still_running_after_5s(&pid), "grandchild {pid} survived the timeout");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_targets_background_child_holding_stdout_is_killed_when_it_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("grandchild.pid");
+    // The target answers and exits, leaving a child that holds stdout and would add garbage to
+    // the reply 3 s later (unless it is killed when the target exits).
+    let script = format!(
+        r#"#!/bin/sh
+read -r line
+sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; sleep 3; echo trailing garbage' '{pid}' &
+while [ ! -e '{pid}' ]; do sleep 0.05; done
+echo '{{"answer": "done", "contexts": []}}'
+"#,
+        pid = pid_file.display()
+    );
+    let target = script_target(dir.path(), &script, Duration::from_secs(30));
+    let out = collect(&named(&["a"]), &target, &CallCache::disabled(), &settings(1, 0), &|_, _| {});
+    assert!(out.failures.is_empty(), "{:?}", out.failures);
+    assert_eq!(out.records[0].answer, "done");
+    let pid = written_pid(&pid_file);
+    assert!(!still_running_after_5s(&pid), "background child {pid} survived the target's exit");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_targets_output_held_by_a_process_outside_its_group_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("escaped.pid");
+    // `setsid` takes the child out of the target's process group, out of reach of the kill: the
+    // read of the reply must still end.
+    let script = format!(
+        r#"#!/bin/sh
+read -r line
+setsid sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 60' '{pid}' &
+while [ ! -e '{pid}' ]; do sleep 0.05; done
+echo '{{"answer": "done", "contexts": []}}'
+"#,
+        pid = pid_file.display()
+    );
+    let target = script_target(dir.path(), &script, Duration::from_secs(1));
+    let out = collect(&named(&["a"]), &target, &CallCache::disabled(), &settings(1, 0), &|_, _| {});
+    let pid = written_pid(&pid_file);
+    let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
+    assert_eq!(out.failures.len(), 1, "{:?}", out.records);
+    assert!(out.failures[0].error.contains("stdout stayed open for 1 s"), "{}", out.failures[0].error);
+}

@@ -4,6 +4,7 @@
 //! `ragjudge-stats`, and reported by the CLI.
 #![deny(missing_docs)]
 
+pub mod bom;
 pub mod error;
 pub mod metric;
 pub mod read;

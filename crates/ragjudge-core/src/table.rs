@@ -13,8 +13,7 @@ pub use join::{
 
 use crate::error::InputError;
 use serde_json::Value;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 /// The wanted cells of every row of a file, as text, with the row's line number.
@@ -72,15 +71,14 @@ pub fn has_column(path: &Path, col: &str) -> Result<bool, InputError> {
     let open_err = |e: std::io::Error| InputError::fatal(&name, None, format!("cannot open: {e}"));
     match extension(path).as_str() {
         "csv" => {
-            let mut rdr = csv::Reader::from_path(path)
+            let mut rdr = crate::bom::csv_reader(path)
                 .map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
             let headers =
                 rdr.headers().map_err(|e| InputError::fatal(&name, Some(1), format!("cannot read the header: {e}")))?;
             Ok(headers.iter().any(|h| h == col))
         }
         _ => {
-            let file = File::open(path).map_err(open_err)?;
-            for line in BufReader::new(file).lines() {
+            for line in crate::bom::open(path).map_err(open_err)?.lines() {
                 let Ok(line) = line else { return Ok(false) };
                 if line.trim().is_empty() {
                     continue;
@@ -100,7 +98,7 @@ type Rows = Vec<(u64, Vec<Option<String>>)>;
 
 fn read_csv(path: &Path, name: &str, cols: &[&str]) -> Result<Rows, InputError> {
     let mut rdr =
-        csv::Reader::from_path(path).map_err(|e| InputError::fatal(name, None, format!("cannot open: {e}")))?;
+        crate::bom::csv_reader(path).map_err(|e| InputError::fatal(name, None, format!("cannot open: {e}")))?;
     let headers =
         rdr.headers().map_err(|e| InputError::fatal(name, Some(1), format!("cannot read the header: {e}")))?.clone();
     let idx: Vec<usize> = cols
@@ -122,9 +120,9 @@ fn read_csv(path: &Path, name: &str, cols: &[&str]) -> Result<Rows, InputError> 
 }
 
 fn read_jsonl(path: &Path, name: &str, cols: &[&str]) -> Result<Rows, InputError> {
-    let file = File::open(path).map_err(|e| InputError::fatal(name, None, format!("cannot open: {e}")))?;
+    let file = crate::bom::open(path).map_err(|e| InputError::fatal(name, None, format!("cannot open: {e}")))?;
     let mut rows = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in file.lines().enumerate() {
         let n = i as u64 + 1;
         let line =
             line.map_err(|e| InputError::fatal(name, Some(n), format!("unreadable line (invalid UTF-8?): {e}")))?;

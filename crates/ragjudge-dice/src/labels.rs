@@ -6,8 +6,7 @@ use crate::judgement::{PairJudgement, Probs};
 use ragjudge_core::InputError;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 /// A pairwise label.
@@ -123,9 +122,10 @@ impl PairLabels {
     /// naming file and line.
     pub fn read(path: &Path) -> Result<Self, InputError> {
         let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
+        let file =
+            ragjudge_core::bom::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
         let mut labels = HashMap::new();
-        for (i, line) in BufReader::new(file).lines().enumerate() {
+        for (i, line) in file.lines().enumerate() {
             let n = Some(i as u64 + 1);
             let at = |message: String| InputError::fatal(&name, n, message);
             let line = line.map_err(|e| at(format!("unreadable line (invalid UTF-8?): {e}")))?;

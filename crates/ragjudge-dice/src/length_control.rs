@@ -121,6 +121,30 @@ pub struct LengthControl {
     pub skipped: usize,
 }
 
+impl LengthControl {
+    /// The length-controlled leaderboard beside the raw one, and the systems whose rank depends
+    /// on answer length, as the command line prints them.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "length control (Bradley-Terry refitted on the same outcomes, with and without a length term): gamma {:+.3} ({} longer answers)\n",
+            self.fit.gamma,
+            if self.fit.gamma > 0.0 { "the judge favours" } else { "the judge does not favour" }
+        );
+        for s in &self.systems {
+            out += &format!(
+                "  {:<16} refit {:>7.3} (rank {}) -> length taken out {:>7.3} (rank {}); mean length {:.0}\n",
+                s.system, s.bt, s.rank, s.bt_lc, s.rank_lc, s.mean_length
+            );
+        }
+        if self.length_dependent.is_empty() {
+            out += "  no rank depends on answer length\n";
+        } else {
+            out += &format!("  WARNING: the rank of {} depends on answer length\n", self.length_dependent.join(", "));
+        }
+        out
+    }
+}
+
 /// Competition ranks ("1224"): strengths within 1e-6 of each other share a rank, so that
 /// rounding noise never reads as a change of rank.
 fn ranks(values: &[f64]) -> Vec<usize> {

@@ -19,7 +19,7 @@ use crate::trust::{trust_report, TrustItem, TrustReport};
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, InputError, ReadOptions, Record, RecordReader};
 use ragjudge_models::{Judge, LabelProbs, ModelError, ProbSource, Usage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -66,6 +66,15 @@ pub enum DiceRunError {
     /// The runs share no question (after the id filter and limit).
     #[error("the runs share no question id (after --ids / --limit)")]
     NothingShared,
+    /// A tournament of fewer than two systems.
+    #[error("a tournament needs at least two systems, found {found}")]
+    TooFewSystems {
+        /// Systems found.
+        found: usize,
+    },
+    /// An error level of prediction-powered intervals outside (0, 1).
+    #[error("--ppi-alpha must be in (0, 1), got {0}")]
+    PpiAlpha(f64),
 }
 
 /// Settings of a DICE run.
@@ -115,7 +124,7 @@ impl Default for DiceRunOptions {
 }
 
 /// A judgement that failed: `{id, system_a, system_b, error}` in reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
     /// Question id.
     pub id: String,
@@ -302,6 +311,32 @@ pub struct DiceRun {
     failures: Vec<Failure>,
     /// Every judged pair with its answers' lengths in characters, for the trust report.
     judged: Vec<(PairJudgement, usize, usize)>,
+    /// What decides the verdicts besides the inputs and the judge, for provenance.
+    run_settings: RunSettings,
+}
+
+/// The settings of a run that decide its verdicts (besides its inputs and judge), as report
+/// provenance records them; where the outputs go is not one of them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSettings {
+    /// The protocol.
+    pub protocol: &'static str,
+    /// Margin below which a verdict is scored softly.
+    pub tau: f64,
+    /// Stage I before the verdict.
+    pub reasoning: bool,
+    /// Both orders.
+    pub swap: bool,
+    /// The prompt language, `None` when chosen per question.
+    pub lang: Option<&'static str>,
+    /// At most this many questions per match.
+    pub limit: Option<usize>,
+    /// Only these question ids.
+    pub ids: Vec<String>,
+    /// The label prior divided out.
+    pub debias: bool,
+    /// Sentences per premise of a claim check.
+    pub premise_sentences: usize,
 }
 
 impl DiceRun {
@@ -342,7 +377,35 @@ impl DiceRun {
             prior_calls: 0,
             failures: Vec::new(),
             judged: Vec::new(),
+            run_settings: RunSettings {
+                protocol: opts.protocol.name(),
+                tau: opts.tau,
+                reasoning: opts.reasoning,
+                swap: opts.swap,
+                lang: opts.lang.map(|l| match l {
+                    Lang::En => "en",
+                    Lang::Zh => "zh",
+                }),
+                limit: opts.limit,
+                ids: opts.ids.clone(),
+                debias: opts.debias,
+                premise_sentences: opts.premise_sentences,
+            },
         })
+    }
+
+    /// The settings that decide this run's verdicts.
+    pub fn run_settings(&self) -> &RunSettings {
+        &self.run_settings
+    }
+
+    /// Provenance of this run's reports: the ragjudge version, the judge, the prompt version of
+    /// the protocol; the caller adds its inputs and settings.
+    pub fn provenance(&self) -> ragjudge_artifacts::Provenance {
+        let mut p = ragjudge_artifacts::Provenance::version_only();
+        p.add_model("judge", &self.judge.identity());
+        p.add_prompt(self.protocol.name(), self.protocol.prompt_version());
+        p
     }
 
     /// Judges the questions two runs share (in A's id order, restricted to the ids, at most
@@ -494,7 +557,12 @@ impl DiceRun {
         Ok(())
     }
 
-    /// The label prior divided out, if the run estimated one.
+    /// The judging protocol.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The label prior divided out, when `debias` estimated one.
     pub fn prior(&self) -> Option<&LabelPrior> {
         self.pairwise.opts.bias.as_ref()
     }
@@ -529,7 +597,7 @@ impl DiceRun {
     pub fn write_report(&self, name: &str, report: &Value) -> Result<(), DiceRunError> {
         let path = self.out_dir.join(name);
         let text = serde_json::to_string_pretty(report).map_err(|e| io_error(&path, e))?;
-        std::fs::write(&path, text).map_err(|e| io_error(&path, e))
+        ragjudge_artifacts::write_atomic(&path, text.as_bytes()).map_err(|e| io_error(&path, e))
     }
 }
 

@@ -35,6 +35,9 @@ pub enum EvalError {
         /// What failed, e.g. `cannot create: permission denied`.
         message: String,
     },
+    /// An output could not be written or put in place, or an artifact could not be read.
+    #[error(transparent)]
+    Artifact(#[from] ragjudge_artifacts::ArtifactError),
     /// A cross-record stage failed.
     #[error("{message}")]
     Stage {
@@ -42,6 +45,12 @@ pub enum EvalError {
         stage: String,
         /// Why, in one line that names the stage or its file.
         message: String,
+    },
+    /// The user asked to stop ([`crate::Progress::cancelled`]) after `scored` records.
+    #[error("interrupted after {scored} records: no output was written and any previous output is unchanged; model calls already made are in the call cache, so a re-run resumes there")]
+    Interrupted {
+        /// Records scored before the stop.
+        scored: u64,
     },
     /// Every record was skipped as invalid (or there was none).
     #[error("no valid records to score ({skipped} skipped as invalid)")]

@@ -118,7 +118,7 @@ impl Evaluator {
         }
         let mut summary = Summarizer::new(self.columns.clone(), self.settings.bootstrap, self.settings.seed);
         summary.set_shard(self.settings.shard.map(|s| s.to_string()));
-        Ok(EvalRun { evaluator: self, sink, stages, summary, batch: Vec::with_capacity(BATCH) })
+        Ok(EvalRun { evaluator: self, sink, stages, summary, batch: Vec::with_capacity(BATCH), scored: 0 })
     }
 
     /// Evaluates the records of `inputs` (in order) in one run.
@@ -168,6 +168,7 @@ pub struct EvalRun<'e> {
     stages: Vec<Box<dyn Stage>>,
     summary: Summarizer,
     batch: Vec<Record>,
+    scored: u64,
 }
 
 impl EvalRun<'_> {
@@ -280,8 +281,12 @@ impl EvalRun<'_> {
             }
         }
         progress.scored(batch.len() as u64);
+        self.scored += batch.len() as u64;
         self.batch = batch;
         self.batch.clear();
+        if progress.cancelled() {
+            return Err(EvalError::Interrupted { scored: self.scored });
+        }
         Ok(())
     }
 

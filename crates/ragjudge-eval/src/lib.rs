@@ -45,6 +45,6 @@ pub use evaluator::{EvalReport, EvalRun, EvalSettings, Evaluator};
 pub use families::fit_ruber;
 pub use merge::{merge_shards, read_rows, MergeReport, RowTable, ShardManifest};
 pub use progress::{NoProgress, Progress};
-pub use sink::{create_file_sink, row_object, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
+pub use sink::{commit_output, create_file_sink, row_object, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
 pub use stages::{Stage, StageReport};
 pub use summary::{render_table, ColumnReport, Summarizer, SummaryReport, SystemReport};

@@ -8,9 +8,10 @@
 //! of replicate sums taken in another order.
 
 use crate::error::EvalError;
-use crate::families::{read_definitions, write_definitions, ColumnDefinitions};
-use crate::sink::{create_file_sink, OwnedRow};
+use crate::families::{read_definitions, stage_definitions, ColumnDefinitions};
+use crate::sink::{commit_output, create_file_sink, OwnedRow};
 use crate::summary::{Summarizer, SummaryReport};
+use ragjudge_artifacts::{read_artifact, to_json_bytes, Artifact, ArtifactError, OutputSet, Provenance};
 use ragjudge_core::{InputError, Shard};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -57,24 +58,43 @@ pub fn manifest_path(scores: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Writes the manifest beside the score file `scores`.
-pub fn write_manifest(scores: &Path, manifest: &ShardManifest) -> Result<PathBuf, EvalError> {
+impl Artifact for ShardManifest {
+    const KIND: &'static str = "shard-manifest";
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// Before artifacts were versioned the file held the manifest's fields alone.
+    fn is_legacy(value: &Value) -> bool {
+        value.get("shard").is_some() && value.get("records").is_some()
+    }
+}
+
+/// Adds the manifest beside the score file `scores` to `set` (written with the scores).
+pub fn stage_manifest(
+    scores: &Path,
+    manifest: &ShardManifest,
+    provenance: &Provenance,
+    set: &mut OutputSet,
+) -> Result<PathBuf, EvalError> {
     let path = manifest_path(scores);
-    let text = serde_json::to_string_pretty(manifest).map_err(|e| EvalError::settings(e.to_string()))?;
-    std::fs::write(&path, text + "\n").map_err(|e| EvalError::io(&path, format!("cannot write: {e}")))?;
+    let bytes = to_json_bytes(provenance, manifest).map_err(|e| EvalError::io(&path, format!("cannot encode: {e}")))?;
+    set.push_bytes(&path, &bytes)?;
     Ok(path)
 }
 
 /// Reads the manifest beside the score file `scores`.
 pub fn read_manifest(scores: &Path) -> Result<ShardManifest, EvalError> {
     let path = manifest_path(scores);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        EvalError::io(
+    if !path.exists() {
+        return Err(EvalError::io(
             scores,
-            format!("no shard manifest {} ({e}); was it written by `score --shard i/n`?", path.display()),
-        )
-    })?;
-    serde_json::from_str(&text).map_err(|e| EvalError::io(&path, format!("not a shard manifest: {e}")))
+            format!("no shard manifest {}; was it written by `score --shard i/n`?", path.display()),
+        ));
+    }
+    match read_artifact::<ShardManifest>(&path) {
+        Ok(doc) => Ok(doc.body),
+        Err(e @ ArtifactError::NewerSchema { .. }) => Err(e.into()),
+        Err(e) => Err(EvalError::io(&path, format!("not a shard manifest: {e}"))),
+    }
 }
 
 /// Per-record rows read back in full: value columns in file order, and every row as written.
@@ -106,7 +126,7 @@ fn cell_error(path: &Path, line: u64, field: &str, message: impl Into<String>) -
 }
 
 fn read_csv_rows(path: &Path) -> Result<RowTable, EvalError> {
-    let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+    let mut r = ragjudge_core::bom::csv_reader(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
     let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
     let col = |c: &str| headers.iter().position(|h| h == c);
     let (Some(id), Some(sys)) = (col("id"), col("system")) else {
@@ -151,7 +171,7 @@ fn read_jsonl_rows(path: &Path) -> Result<RowTable, EvalError> {
     let text = std::fs::read_to_string(path).map_err(|e| EvalError::io(path, format!("cannot read: {e}")))?;
     let mut columns: Option<Vec<String>> = None;
     let mut rows = Vec::new();
-    for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (i, l) in ragjudge_core::bom::strip(&text).lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let line = i as u64 + 1;
         let at = |field: &str, m: String| cell_error(path, line, field, m);
         let v: Value = serde_json::from_str(l).map_err(|e| at("", format!("not JSON: {e}")))?;
@@ -214,10 +234,16 @@ pub struct MergeReport {
 /// that they come from the same number of shards, the same bootstrap, the same columns and the
 /// same column definitions, writes their rows to `output` (if any; shard 1's rows first, each
 /// shard's in its own order) with the definitions beside it, and summarises them.
+///
+/// The output appears complete or not at all, together with its definitions; an output that is
+/// one of the shards is refused before anything is read.
 pub fn merge_shards(inputs: &[PathBuf], output: Option<&Path>) -> Result<MergeReport, EvalError> {
     let Some(first) = inputs.first() else {
         return Err(EvalError::settings("merge: no shard outputs given"));
     };
+    if let Some(out) = output {
+        ragjudge_artifacts::check_not_input(out, inputs)?;
+    }
     let mut parts: Vec<(Shard, &PathBuf, ShardManifest)> = Vec::with_capacity(inputs.len());
     for path in inputs {
         let m = read_manifest(path)?;
@@ -298,11 +324,15 @@ pub fn merge_shards(inputs: &[PathBuf], output: Option<&Path>) -> Result<MergeRe
             }
         }
     }
-    if let Some(s) = sink.as_deref_mut() {
+    if let (Some(mut s), Some(out)) = (sink, output) {
         s.finish()?;
-    }
-    if let (Some(out), Some(defs)) = (output, &definitions) {
-        write_definitions(out, defs)?;
+        let mut sidecars = OutputSet::new();
+        if let Some(defs) = &definitions {
+            stage_definitions(out, defs, &mut sidecars)?;
+        }
+        sidecars.remove_if_unwritten(&crate::families::sidecar_path(out));
+        sidecars.remove_if_unwritten(&manifest_path(out));
+        commit_output(s, sidecars)?;
     }
     Ok(MergeReport { summary: summary.report(base.level), shards: n, definitions })
 }

@@ -48,6 +48,7 @@ mod enabled {
     use parquet::arrow::ArrowWriter;
     use parquet::basic::Compression;
     use parquet::file::properties::WriterProperties;
+    use ragjudge_artifacts::AtomicFile;
     use serde_json::Map;
     use std::fs::File;
     use std::path::PathBuf;
@@ -59,8 +60,8 @@ mod enabled {
     /// Writes rows as Parquet, one record batch per [`BATCH_ROWS`] rows.
     pub struct ParquetSink {
         path: PathBuf,
-        file: Option<File>,
-        writer: Option<ArrowWriter<File>>,
+        file: Option<AtomicFile>,
+        writer: Option<ArrowWriter<AtomicFile>>,
         schema: Option<SchemaRef>,
         id: StringBuilder,
         system: StringBuilder,
@@ -71,13 +72,10 @@ mod enabled {
     }
 
     impl ParquetSink {
-        /// Creates (truncates) `path`.
+        /// Starts writing `path` (in place at [`crate::commit_output`]).
         pub fn create(path: &Path) -> Result<Self, EvalError> {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| EvalError::io(dir, format!("cannot create directory: {e}")))?;
-            }
-            let file = File::create(path).map_err(|e| EvalError::io(path, format!("cannot create: {e}")))?;
+            ragjudge_artifacts::create_parent_dirs(path)?;
+            let file = AtomicFile::create(path)?;
             Ok(Self {
                 path: path.to_path_buf(),
                 file: Some(file),
@@ -150,10 +148,15 @@ mod enabled {
 
         fn finish(&mut self) -> Result<(), EvalError> {
             self.flush_batch()?;
-            match self.writer.take() {
-                Some(w) => w.close().map(|_| ()).map_err(|e| self.failed(e)),
-                None => Ok(()),
+            if let Some(w) = self.writer.take() {
+                // Writes the footer and hands the complete file back for the commit.
+                self.file = Some(w.into_inner().map_err(|e| self.failed(e))?);
             }
+            Ok(())
+        }
+
+        fn into_output(self: Box<Self>) -> Option<AtomicFile> {
+            self.file
         }
     }
 

@@ -18,6 +18,11 @@ pub trait Progress {
     fn warn(&self, _message: &str) {}
     /// The records are scored; only the stages' final work remains.
     fn done(&self) {}
+    /// Whether the user asked to stop (e.g. Ctrl-C): the run then ends after the batch in
+    /// flight with [`crate::EvalError::Interrupted`], writing nothing.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Reports nothing.

@@ -70,7 +70,7 @@ fn is_score(column: &str) -> bool {
 }
 
 fn read_csv(path: &Path) -> Result<Vec<RawRow>, EvalError> {
-    let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+    let mut r = ragjudge_core::bom::csv_reader(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
     let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
     let col = |c: &str| headers.iter().position(|h| h == c);
     let run = col("run");
@@ -106,7 +106,7 @@ fn read_parquet(path: &Path) -> Result<Vec<RawRow>, EvalError> {
 fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, EvalError> {
     let text = std::fs::read_to_string(path).map_err(|e| EvalError::io(path, format!("cannot read: {e}")))?;
     let mut rows = Vec::new();
-    for (line, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (line, l) in ragjudge_core::bom::strip(&text).lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let v: Value = serde_json::from_str(l).map_err(|e| at_line(path, line + 1, format!("not JSON: {e}")))?;
         let Value::Object(o) = v else { return Err(at_line(path, line + 1, "not a JSON object".into())) };
         let get = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -194,7 +194,8 @@ pub fn scan_score_file(
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     match ext.as_str() {
         "csv" => {
-            let mut r = csv::Reader::from_path(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+            let mut r =
+                ragjudge_core::bom::csv_reader(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
             let headers = r.headers().map_err(|e| EvalError::io(path, format!("no header: {e}")))?.clone();
             if !(headers.iter().any(|h| h == "id") && headers.iter().any(|h| h == "system")) {
                 return Err(EvalError::io(path, "needs `id` and `system` columns"));
@@ -214,8 +215,8 @@ pub fn scan_score_file(
         }
         _ => {
             use std::io::BufRead as _;
-            let f = std::fs::File::open(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
-            for (i, l) in std::io::BufReader::new(f).lines().enumerate() {
+            let f = ragjudge_core::bom::open(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
+            for (i, l) in f.lines().enumerate() {
                 let l = l.map_err(|e| at_line(path, i + 1, format!("cannot read: {e}")))?;
                 if l.trim().is_empty() {
                     continue;

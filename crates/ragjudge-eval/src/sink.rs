@@ -2,12 +2,16 @@
 //!
 //! A row is the record's key (`id`, `system`, `run`), one value per column (`None` = does not
 //! apply), each metric family's evidence (JSONL only) and the reasons of metrics that failed.
+//!
+//! A file sink writes a temporary file beside its destination ([`AtomicFile`]); after
+//! [`RowSink::finish`] the caller puts it in place with [`commit_output`], together with its
+//! sidecars, so an interrupted or failed run leaves the previous output as it was.
 
 use crate::error::EvalError;
+use ragjudge_artifacts::{AtomicFile, OutputSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One scored record, borrowed from the engine while it is written.
@@ -65,10 +69,26 @@ pub trait RowSink {
     }
     /// Takes one row.
     fn write(&mut self, row: Row<'_>) -> Result<(), EvalError>;
-    /// Flushes whatever is buffered; called once after the last row.
+    /// Flushes whatever is buffered; called once after the last row. A file sink's output is
+    /// then complete but not yet in place: see [`commit_output`].
     fn finish(&mut self) -> Result<(), EvalError> {
         Ok(())
     }
+    /// The finished output file of a file sink, for [`commit_output`]; `None` for other sinks.
+    fn into_output(self: Box<Self>) -> Option<AtomicFile> {
+        None
+    }
+}
+
+/// Puts a finished file sink's output in place together with `sidecars` (the sidecars first, the
+/// rows last; see [`OutputSet`]). A sink without a file commits only the sidecars.
+pub fn commit_output(sink: Box<dyn RowSink>, sidecars: OutputSet) -> Result<(), EvalError> {
+    let mut set = OutputSet::new();
+    if let Some(file) = sink.into_output() {
+        set.push(file);
+    }
+    set.extend(sidecars);
+    Ok(set.commit()?)
 }
 
 /// Keeps every row in memory (for the Python package, servers and tests).
@@ -93,7 +113,9 @@ impl RowSink for MemorySink {
 }
 
 /// A file sink for `path`, by extension: `.csv` ([`CsvSink`]), `.jsonl` / `.json` / `.ndjson`
-/// ([`JsonlSink`]) or `.parquet` (feature `parquet`). Creates missing parent directories.
+/// ([`JsonlSink`]) or `.parquet` (feature `parquet`). Creates missing parent directories; takes
+/// the output's lock (an error if another process is writing it). Nothing appears at `path`
+/// until [`commit_output`].
 pub fn create_file_sink(path: &Path) -> Result<Box<dyn RowSink>, EvalError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     match ext.as_str() {
@@ -107,12 +129,9 @@ pub fn create_file_sink(path: &Path) -> Result<Box<dyn RowSink>, EvalError> {
     }
 }
 
-fn create(path: &Path) -> Result<BufWriter<File>, EvalError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| EvalError::io(dir, format!("cannot create directory: {e}")))?;
-    }
-    let file = File::create(path).map_err(|e| EvalError::io(path, format!("cannot create: {e}")))?;
-    Ok(BufWriter::with_capacity(1 << 16, file))
+fn create(path: &Path) -> Result<AtomicFile, EvalError> {
+    ragjudge_artifacts::create_parent_dirs(path)?;
+    Ok(AtomicFile::create(path)?)
 }
 
 fn write_failed(path: &Path, e: impl std::fmt::Display) -> EvalError {
@@ -121,13 +140,13 @@ fn write_failed(path: &Path, e: impl std::fmt::Display) -> EvalError {
 
 /// CSV rows: `id, system, run`, the value columns, `error`; empty cells for `None`.
 pub struct CsvSink {
-    writer: csv::Writer<BufWriter<File>>,
+    writer: csv::Writer<AtomicFile>,
     width: usize,
     path: PathBuf,
 }
 
 impl CsvSink {
-    /// Creates (truncates) `path`.
+    /// Starts writing `path` (in place at [`commit_output`]).
     pub fn create(path: &Path) -> Result<Self, EvalError> {
         Ok(Self { writer: csv::Writer::from_writer(create(path)?), width: 0, path: path.to_path_buf() })
     }
@@ -156,6 +175,10 @@ impl RowSink for CsvSink {
     fn finish(&mut self) -> Result<(), EvalError> {
         self.writer.flush().map_err(|e| write_failed(&self.path, e))
     }
+
+    fn into_output(self: Box<Self>) -> Option<AtomicFile> {
+        self.writer.into_inner().ok()
+    }
 }
 
 /// One row as a JSONL line holds it: `{"id", "system", "run"?, COLUMN: value|null...,
@@ -182,13 +205,13 @@ pub fn row_object(columns: &[String], row: Row<'_>) -> Map<String, Value> {
 
 /// JSONL rows: `{"id", "system", "run"?, COLUMN: value|null..., "detail"?, "error"?}`.
 pub struct JsonlSink {
-    writer: BufWriter<File>,
+    writer: AtomicFile,
     columns: Vec<String>,
     path: PathBuf,
 }
 
 impl JsonlSink {
-    /// Creates (truncates) `path`.
+    /// Starts writing `path` (in place at [`commit_output`]).
     pub fn create(path: &Path) -> Result<Self, EvalError> {
         Ok(Self { writer: create(path)?, columns: Vec::new(), path: path.to_path_buf() })
     }
@@ -209,6 +232,10 @@ impl RowSink for JsonlSink {
 
     fn finish(&mut self) -> Result<(), EvalError> {
         self.writer.flush().map_err(|e| write_failed(&self.path, e))
+    }
+
+    fn into_output(self: Box<Self>) -> Option<AtomicFile> {
+        Some(self.writer)
     }
 }
 
@@ -233,6 +260,8 @@ mod tests {
             sink.start(&columns).unwrap();
             sink.write(row(&[Some(0.5), None], &detail, &errors)).unwrap();
             sink.finish().unwrap();
+            assert!(!path.exists(), "nothing in place before the commit");
+            commit_output(sink, OutputSet::new()).unwrap();
             let text = std::fs::read_to_string(&path).unwrap();
             let want = if name.ends_with("csv") {
                 "id,system,run,a,b,error\nq1,s,2,0.5,,ciu: boom\n"
@@ -241,6 +270,19 @@ mod tests {
             };
             assert_eq!(text, want);
         }
+    }
+
+    #[test]
+    fn a_sink_dropped_before_its_commit_leaves_the_previous_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.csv");
+        std::fs::write(&path, "previous\n").unwrap();
+        let mut sink = create_file_sink(&path).unwrap();
+        sink.start(&["a".to_string()]).unwrap();
+        sink.write(row(&[Some(1.0)], &Map::new(), &[])).unwrap();
+        drop(sink);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "previous\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no partial or lock file left");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 #![cfg(feature = "parquet")]
 
 use ragjudge_eval::scores::read_score_file;
-use ragjudge_eval::{create_file_sink, read_rows, OwnedRow, Row};
+use ragjudge_eval::{commit_output, create_file_sink, read_rows, OwnedRow, Row};
 use serde_json::Map;
 
 #[test]
@@ -30,6 +30,7 @@ fn parquet_rows_round_trip() {
         sink.write(row).unwrap();
     }
     sink.finish().unwrap();
+    commit_output(sink, Default::default()).unwrap();
     let back = read_rows(&path).unwrap();
     assert_eq!(back.columns, columns);
     assert_eq!(back.rows, rows);

@@ -64,6 +64,9 @@ pub fn load(
     if inputs.is_empty() {
         return Err(FusionError::Data("no input columns named".into()));
     }
+    if let Some(dup) = inputs.iter().enumerate().find_map(|(i, c)| inputs[..i].contains(c).then_some(c)) {
+        return Err(FusionError::Data(format!("input column `{dup}` is named twice")));
+    }
     let data = |e: ragjudge_core::InputError| FusionError::Data(e.to_string());
     let key_cols: Vec<&str> = keys.iter().map(String::as_str).collect();
     let mut counts = JoinCounts::default();

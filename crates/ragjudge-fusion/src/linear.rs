@@ -20,9 +20,17 @@ pub struct Linear {
 }
 
 impl Linear {
-    /// Least-squares fit with an intercept (as scikit-learn's `LinearRegression()`).
+    /// Least-squares fit with an intercept (as scikit-learn's `LinearRegression()`). Inputs that
+    /// are (nearly) linear combinations of earlier ones are refused: their weights are not
+    /// determined, and the normal equations would give huge, cancelling ones.
     pub fn fit(x: &[Vec<f64>], y: &[f64]) -> Result<Linear, FusionError> {
         let (xs, ys) = to_arrays(x, y)?;
+        if let Some(j) = dependent_column(x) {
+            return Err(FusionError::Data(format!(
+                "input {} is a linear combination of the inputs before it (or constant): drop it",
+                j + 1
+            )));
+        }
         let model = LinearRegression::new()
             .fit(&linfa::Dataset::new(xs, ys))
             .map_err(|e| FusionError::Training(format!("least squares: {e}")))?;
@@ -79,6 +87,29 @@ impl Scaler {
     }
 }
 
+/// The first column of `x` that is, after centring, within a relative 1e-9 of the span of the
+/// columns before it (modified Gram-Schmidt); a constant column counts too.
+pub(crate) fn dependent_column(x: &[Vec<f64>]) -> Option<usize> {
+    let m = x.first()?.len();
+    let n = x.len() as f64;
+    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(m);
+    for j in 0..m {
+        let mean = x.iter().map(|r| r[j]).sum::<f64>() / n;
+        let mut v: Vec<f64> = x.iter().map(|r| r[j] - mean).collect();
+        let scale = v.iter().map(|a| a * a).sum::<f64>().sqrt().max(x.iter().map(|r| r[j].abs()).fold(0.0, f64::max));
+        for b in &basis {
+            let dot: f64 = v.iter().zip(b).map(|(a, c)| a * c).sum();
+            v.iter_mut().zip(b).for_each(|(a, c)| *a -= dot * c);
+        }
+        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+        if norm <= 1e-9 * scale || norm == 0.0 {
+            return Some(j);
+        }
+        basis.push(v.into_iter().map(|a| a / norm).collect());
+    }
+    None
+}
+
 /// The number of columns of `x`, after checking that it has rows, that they are equally long
 /// and that every value is finite.
 pub(crate) fn check_rows(x: &[Vec<f64>]) -> Result<usize, FusionError> {
@@ -113,6 +144,23 @@ fn to_arrays(x: &[Vec<f64>], y: &[f64]) -> Result<(Array2<f64>, Array1<f64>), Fu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repeated_or_combined_input_is_refused_and_independent_ones_are_not() {
+        let base = [(0.1, 0.7), (0.4, 0.2), (0.9, 0.5), (0.3, 0.3), (0.6, 0.9)];
+        let y = vec![1.0, 2.0, 3.0, 4.0, 5.0];
+        let twice: Vec<Vec<f64>> = base.iter().map(|&(a, _)| vec![a, a]).collect();
+        let e = Linear::fit(&twice, &y).unwrap_err().to_string();
+        assert!(e.contains("input 2 is a linear combination"), "{e}");
+        // c = 2a - b + 1: dependent after centring.
+        let combined: Vec<Vec<f64>> = base.iter().map(|&(a, b)| vec![a, b, 2.0 * a - b + 1.0]).collect();
+        assert_eq!(dependent_column(&combined), Some(2));
+        let constant: Vec<Vec<f64>> = base.iter().map(|&(a, _)| vec![a, 3.0]).collect();
+        assert_eq!(dependent_column(&constant), Some(1));
+        let independent: Vec<Vec<f64>> = base.iter().map(|&(a, b)| vec![a, b]).collect();
+        assert_eq!(dependent_column(&independent), None);
+        assert!(Linear::fit(&independent, &y).is_ok());
+    }
 
     #[test]
     fn least_squares_recovers_an_exact_plane() {

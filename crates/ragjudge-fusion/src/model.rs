@@ -195,7 +195,7 @@ impl FusedModel {
     /// Writes the model as JSON.
     pub fn save(&self, path: &Path) -> Result<(), FusionError> {
         let text = serde_json::to_string(self).map_err(|e| FusionError::Model(e.to_string()))?;
-        std::fs::write(path, text).map_err(|e| FusionError::Model(format!("{}: cannot write: {e}", path.display())))
+        ragjudge_artifacts::write_atomic(path, text.as_bytes()).map_err(|e| FusionError::Model(e.to_string()))
     }
 
     /// Reads a model file, refusing other formats.
@@ -211,7 +211,67 @@ impl FusedModel {
             }
             None => return Err(FusionError::Model(format!("{name}: not a fusion model (no `format`)"))),
         }
-        serde_json::from_value(v).map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))
+        let model: FusedModel =
+            serde_json::from_value(v).map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))?;
+        model.check().map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))?;
+        Ok(model)
+    }
+
+    /// Checks that the model reads as many values as it has inputs and that its numbers can be
+    /// applied (a hand-edited file with a zero standard deviation or a missing weight would
+    /// otherwise give infinite or silently shortened predictions).
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.inputs.len();
+        if n == 0 {
+            return Err("no inputs".into());
+        }
+        if let Some(dup) = self
+            .inputs
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| self.inputs[..i].iter().any(|d| d.name == c.name).then_some(&c.name))
+        {
+            return Err(format!("input `{dup}` is listed twice"));
+        }
+        let check_scaler = |s: &Scaler| -> Result<(), String> {
+            if s.mean.len() != n || s.sd.len() != n {
+                return Err(format!(
+                    "the scaler has {} means and {} deviations for {n} inputs",
+                    s.mean.len(),
+                    s.sd.len()
+                ));
+            }
+            if let Some(j) = s.sd.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+                return Err(format!("the scaler's deviation of input {} is {}, not a positive number", j + 1, s.sd[j]));
+            }
+            if let Some(j) = s.mean.iter().position(|v| !v.is_finite()) {
+                return Err(format!("the scaler's mean of input {} is not a finite number", j + 1));
+            }
+            Ok(())
+        };
+        match &self.model {
+            Model::Linear { scaler, linear } => {
+                check_scaler(scaler)?;
+                if linear.coef.len() != n {
+                    return Err(format!("{} weights for {n} inputs", linear.coef.len()));
+                }
+                if linear.coef.iter().chain([&linear.intercept]).any(|c| !c.is_finite()) {
+                    return Err("a weight is not a finite number".into());
+                }
+            }
+            Model::Svr { scaler, svr, .. } => {
+                check_scaler(scaler)?;
+                if svr.n_features() != n {
+                    return Err(format!("the SVR reads {} values for {n} inputs", svr.n_features()));
+                }
+            }
+            Model::Moe(m) => {
+                if m.bins().n_metrics() != n {
+                    return Err(format!("the mixture of experts reads {} values for {n} inputs", m.bins().n_metrics()));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Refuses inputs whose definitions now (`now(column)`) differ from those at fit time. A

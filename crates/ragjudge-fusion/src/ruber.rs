@@ -478,7 +478,7 @@ impl RuberUnreferenced {
     pub fn save(&self, path: &Path) -> Result<(), FusionError> {
         let json = serde_json::to_string(self)
             .map_err(|e| FusionError::Model(format!("{}: cannot serialise the RUBER model: {e}", path.display())))?;
-        std::fs::write(path, json).map_err(|e| FusionError::Model(format!("{}: cannot write: {e}", path.display())))
+        ragjudge_artifacts::write_atomic(path, json.as_bytes()).map_err(|e| FusionError::Model(e.to_string()))
     }
 
     /// Reads a model written by [`RuberUnreferenced::save`], checking its layout.

@@ -1,12 +1,14 @@
 //! llama.cpp's CPU backend, picked at run time.
 //!
-//! With the `cpu-variants` feature (on by default) ggml compiles its CPU backend once per x86-64
+//! With the `cpu-variants` feature (the CLI's `portable`) ggml compiles its CPU backend once per x86-64
 //! feature level (`x64`, `sse42`, `sandybridge`, `haswell`, `skylakex`, `icelake`, `zen4`, ...;
 //! on Arm, per Armv8/v9 level) as a loadable library, `libggml-cpu-<level>.so`. At start the
 //! loader asks each library for its score on this CPU and keeps the best one whose
 //! instructions the CPU has: a binary built anywhere uses AVX-512 where it exists and still
-//! runs, on the plain `x64` library, where no extension does. Without the feature the backend
-//! is linked in, compiled with ggml's defaults for a non-native build (AVX2, FMA, F16C).
+//! runs, on the plain `x64` library, where no extension does. Without the feature (the default)
+//! the backend is linked in, compiled for the build machine's CPU under the workspace's
+//! `-C target-cpu=native` (GGML_NATIVE), else with ggml's defaults for a non-native build (AVX2,
+//! FMA, F16C).
 //!
 //! The libraries are looked for in `$RAGJUDGE_GGML_BACKENDS` when it is set, else in the
 //! build's own backend folder, the executable's folder and the current folder.

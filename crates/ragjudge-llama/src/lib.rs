@@ -28,13 +28,14 @@
 //! # Build
 //! llama.cpp is compiled from the sources bundled with `llama-cpp-sys-2` (needs `cmake`, a C++
 //! compiler and `libclang`), always as a CMake `Release` build, also under `cargo test`.
-//! With the default feature `cpu-variants` its CPU backend is built once per CPU feature level
-//! and the best one this CPU runs is loaded at start (see [`cpu_features`] and [`BACKENDS_ENV`]):
-//! fast where AVX2 or AVX-512 exist, and still portable. The binary then links `libllama.so` and
-//! `libggml*.so`, which the build puts beside it. Without the feature llama.cpp is linked in,
-//! compiled with ggml's default instruction set for a non-native build (AVX2, FMA, F16C: such a
-//! binary stops with an illegal instruction on a CPU without them), or with
-//! `RUSTFLAGS="-C target-cpu=native"` for the build machine (`GGML_NATIVE`).
+//! By default llama.cpp is linked in and compiled for the build machine's CPU (`GGML_NATIVE`,
+//! which the workspace's `-C target-cpu=native` in `.cargo/config.toml` turns on): one CPU
+//! backend with every instruction set the CPU has, in one short build. With the feature
+//! `cpu-variants` (the CLI's `portable`) its CPU backend is built once per CPU feature level and
+//! the best one this CPU runs is loaded at start (see [`cpu_features`] and [`BACKENDS_ENV`]):
+//! portable binaries, a longer build. The binary then links `libllama.so` and `libggml*.so`,
+//! which the build puts beside it. Without either, llama.cpp is compiled with ggml's default
+//! instruction set for a non-native build (AVX2, FMA, F16C).
 
 #![deny(missing_docs)]
 

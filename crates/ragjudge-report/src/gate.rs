@@ -45,6 +45,20 @@ pub enum GateError {
     /// A check written wrongly, e.g. `--min rougeL_f` without `=VALUE`.
     #[error("{0}")]
     BadCheck(String),
+    /// An output of the gate (the JUnit report) could not be written.
+    #[error("{message}")]
+    Write {
+        /// Why, naming the file.
+        message: String,
+    },
+    /// A summary without a record (an empty score file): nothing was shown, so nothing can pass.
+    #[error("{which} summary has no record to check ({skipped} skipped as invalid)")]
+    NoRecords {
+        /// `the` or `the previous`.
+        which: &'static str,
+        /// Records skipped as invalid.
+        skipped: u64,
+    },
 }
 
 /// What a threshold is compared with.
@@ -162,6 +176,13 @@ impl Gate {
     pub fn evaluate(&self, current: &Summary, previous: Option<&Summary>) -> Result<GateReport, GateError> {
         if self.checks.is_empty() {
             return Err(GateError::BadCheck("no check given (use --min, --max, --max-drop or --beats)".into()));
+        }
+        for (which, summary) in [("the", Some(current)), ("the previous", previous)] {
+            if let Some(Summary::Scores(s)) = summary {
+                if s.systems.is_empty() {
+                    return Err(GateError::NoRecords { which, skipped: s.skipped });
+                }
+            }
         }
         let mut outcomes = Vec::new();
         for check in &self.checks {

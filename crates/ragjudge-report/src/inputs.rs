@@ -7,6 +7,7 @@ use ragjudge_analysis::robustness::RobustnessReport;
 use ragjudge_analysis::weakness::WeaknessReport;
 use ragjudge_core::{ReadOptions, Record, RecordReader};
 use ragjudge_dice::labels::PairLabel;
+use ragjudge_dice::leaderboard::LeaderboardReport;
 use ragjudge_dice::meta::protocol::Verdict;
 use ragjudge_dice::tournament::{PlayedMatch, Standing};
 use ragjudge_dice::traces::TraceRecord;
@@ -15,7 +16,7 @@ use ragjudge_eval::SummaryReport;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// One recognised input.
@@ -349,8 +350,8 @@ fn recognise_jsonl(path: &Path) -> Result<Input, String> {
 
 /// The first non-blank line of a JSONL file, as an object.
 fn first_object(path: &Path) -> Result<Map<String, Value>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    let file = ragjudge_core::bom::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    for (i, line) in file.lines().enumerate() {
         let line = line.map_err(|e| format!("line {}: cannot read: {e}", i + 1))?;
         if line.trim().is_empty() {
             continue;
@@ -368,9 +369,9 @@ type Details = (Vec<Option<Map<String, Value>>>, Vec<(usize, String)>);
 
 /// The `detail` object and `error` cell of each line of a JSONL score file.
 fn read_details(path: &Path) -> Result<Details, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let file = ragjudge_core::bom::open(path).map_err(|e| format!("cannot open: {e}"))?;
     let (mut details, mut errors) = (Vec::new(), Vec::new());
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in file.lines().enumerate() {
         let line = line.map_err(|e| format!("line {}: cannot read: {e}", i + 1))?;
         if line.trim().is_empty() {
             continue;
@@ -388,7 +389,12 @@ fn read_details(path: &Path) -> Result<Details, String> {
 fn read_dice(dir: &Path, report: &str, kind: DiceKind) -> Result<DiceInput, String> {
     let path = dir.join(report);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let v: Value = serde_json::from_str(ragjudge_core::bom::strip(&text)).map_err(|e| format!("not JSON: {e}"))?;
+    // A versioned leaderboard is checked against its type (a newer schema is refused in one
+    // line); files of earlier versions are read by their fields.
+    if kind == DiceKind::Tournament && v.get("kind").is_some() {
+        ragjudge_artifacts::read_artifact_value::<LeaderboardReport>(&path, v.clone()).map_err(|e| e.to_string())?;
+    }
     let field = |name: &str| v.get(name).cloned().unwrap_or(Value::Null);
     let standings_field = match kind {
         DiceKind::Tournament => "systems",
@@ -418,11 +424,11 @@ fn read_dice(dir: &Path, report: &str, kind: DiceKind) -> Result<DiceInput, Stri
 
 /// Every line of a JSONL file as `T`; a missing file is empty.
 fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = ragjudge_core::bom::open(path) else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in file.lines().enumerate() {
         let line = line.map_err(|e| format!("{}:{}: cannot read: {e}", path.display(), i + 1))?;
         if line.trim().is_empty() {
             continue;

@@ -3,6 +3,8 @@
 //! with the same Poisson bootstrap `score` uses (same seed and replicates: the same intervals).
 
 use crate::gate::GateError;
+use ragjudge_artifacts::{read_artifact_value, Artifact};
+use ragjudge_dice::leaderboard::LeaderboardReport;
 use ragjudge_dice::tournament::Standing;
 use ragjudge_eval::scores::{read_score_file, ScoreFile};
 use ragjudge_eval::{Summarizer, SummaryReport};
@@ -55,7 +57,24 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
         return Ok(Summary::Scores(summarize_file(&file, |_| false, how)));
     }
     let text = std::fs::read_to_string(path).map_err(|e| read_err(format!("cannot read: {e}")))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| read_err(format!("not JSON: {e}")))?;
+    let v: Value =
+        serde_json::from_str(ragjudge_core::bom::strip(&text)).map_err(|e| read_err(format!("not JSON: {e}")))?;
+    // An artifact says what it is; files of earlier versions are recognised by their fields.
+    match v.get("kind").and_then(Value::as_str) {
+        Some(LeaderboardReport::KIND) => {
+            let doc = read_artifact_value::<LeaderboardReport>(path, v).map_err(|e| GateError::Read {
+                path: path.display().to_string(),
+                message: strip_path(&e.to_string(), path),
+            })?;
+            return Ok(Summary::Tournament(doc.body.systems));
+        }
+        Some(other) => {
+            return Err(read_err(format!(
+                "a `{other}` file; the gate reads score summaries (`score --json`), per-record scores and leaderboards"
+            )))
+        }
+        None => {}
+    }
     let first = v.get("systems").and_then(Value::as_array).and_then(|s| s.first());
     match first {
         Some(s) if s.get("metrics").is_some() => {
@@ -66,4 +85,10 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
             .map_err(|e| read_err(format!("not a leaderboard: {e}"))),
         _ => Err(read_err("neither a score summary (`score --json`) nor a leaderboard (`leaderboard.json`)".into())),
     }
+}
+
+/// `message` without a leading `path: ` (the gate's error names the path once).
+fn strip_path(message: &str, path: &Path) -> String {
+    let prefix = format!("{}: ", path.display());
+    message.strip_prefix(&prefix).unwrap_or(message).to_string()
 }

@@ -1,4 +1,4 @@
-//! The router: routes, limits, the request pipeline of the job routes, and graceful shutdown.
+//! The router: routes, limits and the request pipeline of the job routes.
 
 use crate::admission::{Admission, Load};
 use crate::error::{ApiError, ServeError};
@@ -14,7 +14,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde::Serialize;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,16 +37,36 @@ pub struct Limits {
     pub timeout: Duration,
     /// Seconds a refused client is told to wait (`Retry-After`).
     pub retry_after: u64,
+    /// Time a connection may take to send a request's header, counted from when the connection
+    /// opens or its previous answer was sent (so it is also the idle keep-alive timeout); past
+    /// it the connection is closed.
+    pub header_timeout: Duration,
+    /// Time a job route waits for the whole request body (past it: 408 and the connection closes).
+    pub body_timeout: Duration,
+    /// Connections open at once; more wait, unaccepted, until one closes.
+    pub max_connections: usize,
+    /// On shutdown, how long the requests in flight may take before the server exits anyway.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_body: 8 << 20, max_inflight: 4, queue: 64, timeout: Duration::from_secs(30), retry_after: 1 }
+        Limits {
+            max_body: 8 << 20,
+            max_inflight: 4,
+            queue: 64,
+            timeout: Duration::from_secs(30),
+            retry_after: 1,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(15),
+            max_connections: 512,
+            shutdown_grace: Duration::from_secs(10),
+        }
     }
 }
 
 impl Limits {
-    /// Fails on a bound that would refuse every request.
+    /// Fails on a bound that would refuse every request or never let go.
     pub fn check(&self) -> Result<(), ServeError> {
         if self.max_body == 0 {
             return Err(ServeError::Settings("--max-body must be at least 1 byte".into()));
@@ -55,8 +74,18 @@ impl Limits {
         if self.max_inflight == 0 {
             return Err(ServeError::Settings("--max-inflight must be at least 1".into()));
         }
-        if self.timeout.is_zero() {
-            return Err(ServeError::Settings("--timeout must be positive".into()));
+        if self.max_connections == 0 {
+            return Err(ServeError::Settings("--max-connections must be at least 1".into()));
+        }
+        for (flag, value) in [
+            ("--timeout", self.timeout),
+            ("--header-timeout", self.header_timeout),
+            ("--body-timeout", self.body_timeout),
+            ("--shutdown-grace", self.shutdown_grace),
+        ] {
+            if value.is_zero() {
+                return Err(ServeError::Settings(format!("{flag} must be positive")));
+            }
         }
         Ok(())
     }
@@ -121,39 +150,6 @@ pub fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves, then stops accepting connections and
-/// returns once the requests in flight are answered.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Arc<App>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServeError> {
-    axum::serve(listener, router(app)).with_graceful_shutdown(shutdown).await?;
-    Ok(())
-}
-
-/// Resolves on ctrl-c (SIGINT) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
-}
-
 /// Counts every answer by route and status, with its latency.
 async fn count(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let route = match req.uri().path() {
@@ -170,17 +166,22 @@ async fn count(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     response
 }
 
-/// Reads the body, at most `limit` bytes: 413 beyond (checked on `Content-Length` first).
-async fn read_body(body: Body, declared: Option<u64>, limit: usize) -> Result<Bytes, ApiError> {
+/// Reads the body, at most `limit` bytes (413 beyond, checked on `Content-Length` first) within
+/// `patience` (408 past it).
+async fn read_body(body: Body, declared: Option<u64>, limit: usize, patience: Duration) -> Result<Bytes, ApiError> {
     let too_large =
         || ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, format!("request body larger than the limit of {limit} bytes"));
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(ApiError::bad_request(format!("cannot read the request body: {e}"))),
+    match tokio::time::timeout(patience, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Err(e)) => Err(ApiError::bad_request(format!("cannot read the request body: {e}"))),
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!("request body not received within the body timeout of {} s", patience.as_secs_f64()),
+        )),
     }
 }
 
@@ -216,9 +217,10 @@ where
     };
     let limit = app.limits.max_body;
     let deadline = app.limits.timeout;
+    let patience = app.limits.body_timeout;
     let pipeline = async move {
         let declared = content_length(&req);
-        let body = read_body(req.into_body(), declared, limit).await?;
+        let body = read_body(req.into_body(), declared, limit, patience).await?;
         let input = parse(&body)?;
         drop(body);
         let job = gate.start(ticket).await;
@@ -250,9 +252,16 @@ where
 async fn score(State(app): State<Arc<App>>, req: Request) -> Response {
     let scorer = app.scorer.clone();
     let counters = app.clone();
-    let result = run_job(&app, SCORE, &app.score_gate, req, parse_score_request, move |r| {
-        let response =
-            scorer.score(r.records, r.detail).map_err(|e| ApiError::internal(format!("scoring failed: {e}")))?;
+    let parse = |body: &[u8]| {
+        let request = parse_score_request(body)?;
+        // An unknown metric is refused before the request waits for a slot.
+        let selection = request.metrics.as_deref().map(|names| app.scorer.select(names)).transpose()?;
+        Ok::<_, ApiError>((request, selection))
+    };
+    let result = run_job(&app, SCORE, &app.score_gate, req, parse, move |(r, selection)| {
+        let response = scorer
+            .score_selected(r.records, r.detail, selection.as_ref())
+            .map_err(|e| ApiError::internal(format!("scoring failed: {e}")))?;
         counters.metrics.scored(response.records as u64, response.failed as u64);
         Ok(response)
     })

@@ -9,8 +9,13 @@
 //! executor threads. Every job route is bounded: at most `max_inflight` jobs run and at most
 //! `queue` more wait; a request beyond that is answered 429 with `Retry-After` at once. Bodies
 //! over `max_body` bytes get 413, malformed or mistyped JSON 400 / 422 with a one-line
-//! `{"error": ...}` naming the record index and field, a request past its deadline 503. A
-//! failure on one record is reported in that record's row, never as a 500.
+//! `{"error": ...}` naming the record index and field (an unknown metric in `"metrics"` too), a
+//! body not received within `body_timeout` 408, a request past its deadline 503. A failure on
+//! one record is reported in that record's row, never as a 500.
+//!
+//! Connections are bounded too ([`serve`]): at most `max_connections` open, each closed when it
+//! does not send a request header within `header_timeout`, and shutdown waits for the requests in
+//! flight at most `shutdown_grace`.
 //!
 //! ```no_run
 //! use ragjudge_serve::{App, Limits, Scorer};
@@ -29,10 +34,12 @@ mod error;
 mod judge;
 mod metrics;
 mod score;
+mod server;
 
 pub use admission::{Admission, Load};
-pub use app::{router, serve, shutdown_signal, App, Limits, OPENAPI};
+pub use app::{router, App, Limits, OPENAPI};
 pub use error::{ApiError, ServeError};
 pub use judge::{parse_judge_request, JudgeRequest, JudgeResponse, JudgeService, JudgeSettings};
 pub use metrics::{set_heap_probe, HeapProbe, ServerMetrics};
-pub use score::{parse_score_request, ScoreRequest, ScoreResponse, Scorer};
+pub use score::{parse_score_request, ScoreRequest, ScoreResponse, Scorer, Selection};
+pub use server::{serve, shutdown_signal};

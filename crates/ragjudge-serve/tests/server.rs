@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{get, post, records_body, spawn_post, until, Gate, GatedMetric, Running};
+use common::{get, post, raw, read_until_closed, records_body, spawn_post, until, Gate, GatedMetric, Running};
 use ragjudge_core::{Metric, MetricError, MetricOutput, ReadOptions, Record, RecordReader};
 use ragjudge_eval::{EvalSettings, Evaluator, MemorySink, NoProgress};
 use ragjudge_serve::{App, Limits, Scorer};
@@ -22,9 +22,7 @@ fn lexical_ciu() -> Scorer {
 
 fn gated(gate: &Arc<Gate>, limits: Limits) -> Arc<App> {
     let metrics: Vec<Box<dyn Metric>> = vec![Box::new(GatedMetric(gate.clone()))];
-    let evaluator =
-        Evaluator::new(metrics, EvalSettings { bootstrap: 1, threads: Some(1), ..Default::default() }).unwrap();
-    App::new(Scorer::new(evaluator), None, limits).unwrap()
+    App::new(Scorer::from_metrics(metrics, Some(1)).unwrap(), None, limits).unwrap()
 }
 
 #[tokio::test]
@@ -114,9 +112,9 @@ impl Metric for Picky {
 #[tokio::test]
 async fn a_failed_record_is_reported_in_its_row_and_a_panic_is_a_500_not_a_crash() {
     let metrics: Vec<Box<dyn Metric>> = vec![Box::new(Picky)];
-    let evaluator =
-        Evaluator::new(metrics, EvalSettings { bootstrap: 1, threads: Some(1), ..Default::default() }).unwrap();
-    let server = Running::start(App::new(Scorer::new(evaluator), None, Limits::default()).unwrap()).await;
+    let server =
+        Running::start(App::new(Scorer::from_metrics(metrics, Some(1)).unwrap(), None, Limits::default()).unwrap())
+            .await;
     let url = server.url("/v1/score");
     let body = r#"{"records": [{"query": "ok", "answer": "a"}, {"query": "fail", "answer": "a"}]}"#;
     let answer = post(&url, body).await;
@@ -159,6 +157,11 @@ async fn bad_requests_get_4xx_with_a_one_line_reason_and_the_server_goes_on() {
             "records[0]: field `run`: expected a non-negative integer, found -2",
         ),
         (vec![b' '; 5000], 413, "request body larger than the limit of 4096 bytes"),
+        (
+            br#"{"records": [{"query": "q", "answer": "a"}], "metric": ["lexical"]}"#.to_vec(),
+            422,
+            "field `metric`: unknown; a request has `records`, `detail` and `metrics`",
+        ),
     ];
     for (body, status, reason) in cases {
         let answer = post(&url, body).await;
@@ -244,6 +247,104 @@ async fn graceful_shutdown_finishes_the_request_in_flight() {
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(answer.json()["rows"][0]["gated"].as_f64(), Some(1.0));
     tokio::time::timeout(Duration::from_secs(10), &mut server.task).await.unwrap().unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn metrics_select_families_and_an_unknown_one_is_422() {
+    let server = Running::start(App::new(lexical_ciu(), None, Limits::default()).unwrap()).await;
+    let url = server.url("/v1/score");
+    let record = r#"{"id": "t1", "query": "Where did the cat sit?", "answer": "The cat sat on the mat.", "reference": "A cat sat."}"#;
+    let answer = post(&url, format!(r#"{{"records": [{record}], "metrics": ["lexical", "bleurt"]}}"#)).await;
+    assert_eq!(answer.status, 422, "{}", answer.body);
+    // The server was started with the families lexical and ciu.
+    assert_eq!(answer.json()["error"], "field `metrics`: unknown metric `bleurt`; this server scores lexical, ciu");
+
+    let answer = post(&url, format!(r#"{{"records": [{record}], "metrics": ["ciu"], "detail": false}}"#)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let v = answer.json();
+    // The ciu family has one column, `ciu`; nothing of lexical is sent.
+    assert_eq!(v["columns"], json!(["ciu"]));
+    let row = v["rows"][0].as_object().unwrap();
+    let keys: Vec<&str> = row.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["id", "system", "ciu"]);
+
+    let answer = post(&url, format!(r#"{{"records": [{record}], "metrics": ["lexical"]}}"#)).await;
+    let v = answer.json();
+    let columns: Vec<&str> = v["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert!(columns.contains(&"token_f1") && !columns.contains(&"ciu"), "{columns:?}");
+    // By hand, as in token_f1_of_a_tiny_pair_by_hand: F1 = 2/3.
+    let f1 = v["rows"][0]["token_f1"].as_f64().unwrap();
+    assert!((f1 - 2.0 / 3.0).abs() < 1e-12, "{f1}");
+    assert!(v["rows"][0]["detail"].get("ciu").is_none(), "{}", v["rows"][0]["detail"]);
+}
+
+#[tokio::test]
+async fn a_client_that_stops_mid_header_is_disconnected_while_others_are_served() {
+    let limits = Limits { header_timeout: Duration::from_secs(1), ..Limits::default() };
+    let server = Running::start(App::new(lexical_ciu(), None, limits).unwrap()).await;
+    let mut half = raw(server.addr, b"POST /v1/score HTTP/1.1\r\nHost: x\r\n").await;
+    // A client that connects and sends nothing at all.
+    let mut silent = raw(server.addr, b"").await;
+    assert_eq!(get(&server.url("/healthz")).await.status, 200, "answered while the two are held");
+    // Both are closed after the 1 s header timeout, without an answer.
+    assert_eq!(read_until_closed(&mut half, Duration::from_secs(20)).await, "");
+    assert_eq!(read_until_closed(&mut silent, Duration::from_secs(20)).await, "");
+    assert_eq!(get(&server.url("/healthz")).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_body_not_sent_in_time_gets_408() {
+    let limits = Limits { body_timeout: Duration::from_secs(1), ..Limits::default() };
+    let server = Running::start(App::new(lexical_ciu(), None, limits).unwrap()).await;
+    // 100 bytes announced, 12 sent.
+    let head = "POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+    let mut stream = raw(server.addr, format!("{head}{{\"records\": ").as_bytes()).await;
+    let answer = read_until_closed(&mut stream, Duration::from_secs(20)).await;
+    assert!(answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"), "{answer}");
+    assert!(answer.ends_with(r#"{"error":"request body not received within the body timeout of 1 s"}"#), "{answer}");
+    assert_eq!(get(&server.url("/healthz")).await.status, 200);
+}
+
+#[tokio::test]
+async fn connections_beyond_the_bound_wait_for_a_free_one() {
+    let limits = Limits { max_connections: 1, header_timeout: Duration::from_secs(600), ..Limits::default() };
+    let server = Running::start(App::new(lexical_ciu(), None, limits).unwrap()).await;
+    let holder = raw(server.addr, b"").await;
+    let url = server.url("/healthz");
+    let waiting = tokio::spawn(async move { get(&url).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "the only connection slot is taken");
+    drop(holder);
+    let answer = tokio::time::timeout(Duration::from_secs(20), waiting).await.expect("served once the slot is free");
+    assert_eq!(answer.unwrap().status, 200);
+}
+
+#[tokio::test]
+async fn shutdown_closes_connections_still_held_after_the_grace() {
+    let gate = Arc::new(Gate::default());
+    let limits = Limits {
+        header_timeout: Duration::from_secs(600),
+        timeout: Duration::from_secs(600),
+        shutdown_grace: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let mut server = Running::start(gated(&gate, limits)).await;
+    let _release = common::OpenOnDrop(gate.clone());
+    // A request whose job does not end (the gate stays shut) and a client stopped mid-header.
+    let body = records_body(1);
+    let request = format!("POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let mut in_flight = raw(server.addr, request.as_bytes()).await;
+    until("the job to start", || gate.started() == 1).await;
+    let mut half = raw(server.addr, b"POST /v1/score HTTP/1.1\r\nHost: x\r\n").await;
+    // Connections are accepted in order: once this one is answered, `half` is open on the server.
+    assert_eq!(get(&server.url("/healthz")).await.status, 200);
+
+    server.shutdown();
+    // The grace is 1 s; 20 s proves the server does not wait for its clients.
+    let stopped = tokio::time::timeout(Duration::from_secs(20), &mut server.task).await;
+    stopped.expect("the server exits after the grace").unwrap().unwrap();
+    assert_eq!(read_until_closed(&mut in_flight, Duration::from_secs(20)).await, "", "closed without an answer");
+    assert_eq!(read_until_closed(&mut half, Duration::from_secs(20)).await, "");
 }
 
 #[tokio::test]

@@ -13,11 +13,11 @@
 use crate::describe::{mean, population_variance, variance};
 use crate::error::{check_level, check_pair};
 use crate::StatsError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// A mean with its two-sided normal interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MeanCi {
     /// The point estimate.
     pub estimate: f64,
@@ -28,7 +28,7 @@ pub struct MeanCi {
 }
 
 /// A prediction-powered estimate beside the labels-only one.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PpiMean {
     /// The prediction-powered estimate and interval.
     pub ppi: MeanCi,

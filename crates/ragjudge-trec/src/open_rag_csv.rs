@@ -210,8 +210,9 @@ impl OpenRagCsvWriter {
         let path = self.path.display().to_string();
         let fail =
             |e: &dyn std::fmt::Display| TrecError::Io(format!("{path}: cannot write the Open RAG Eval CSV: {e}"));
-        let file = std::fs::File::create(&self.path).map_err(|e| fail(&e))?;
-        self.write(std::io::BufWriter::new(file), consistency).map_err(|e| fail(&e))
+        let mut file = ragjudge_artifacts::AtomicFile::create(&self.path).map_err(|e| TrecError::Io(e.to_string()))?;
+        self.write(&mut file, consistency).map_err(|e| fail(&e))?;
+        file.commit().map_err(|e| TrecError::Io(e.to_string()))
     }
 
     fn write<W: Write>(mut self, out: W, consistency: Option<&ConsistencyReport>) -> Result<(), csv::Error> {

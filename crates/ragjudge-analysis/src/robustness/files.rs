@@ -3,7 +3,9 @@
 //! with the largest drops) and `ood.csv` (out-of-distribution queries per system).
 
 use super::RobustnessReport;
+use crate::files_error::stage;
 pub use crate::files_error::FilesError;
+use ragjudge_artifacts::OutputSet;
 use std::path::Path;
 
 fn cell(x: Option<f64>) -> String {
@@ -40,12 +42,14 @@ pub const DELTA_COLUMNS: [&str; 19] = [
 /// `robustness.json`, `deltas.csv`, `worst.csv` and `ood.csv` in `dir`.
 pub fn write_files(dir: &Path, report: &RobustnessReport) -> Result<(), FilesError> {
     std::fs::create_dir_all(dir).map_err(|e| FilesError::new(dir, e))?;
+    // Every file complete before any is put in place (`OutputSet`).
+    let mut set = OutputSet::new();
     let json_path = dir.join("robustness.json");
     let json = serde_json::to_string_pretty(report).map_err(|e| FilesError::new(&json_path, e))?;
-    std::fs::write(&json_path, json).map_err(|e| FilesError::new(&json_path, e))?;
+    set.push_bytes(&json_path, json.as_bytes()).map_err(|e| FilesError::new(&json_path, e))?;
 
     let p = dir.join("deltas.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(|e| FilesError::new(&p, e))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(DELTA_COLUMNS).map_err(|e| FilesError::new(&p, e))?;
     for d in &report.deltas {
         let f = d.flips.as_ref();
@@ -73,10 +77,10 @@ pub fn write_files(dir: &Path, report: &RobustnessReport) -> Result<(), FilesErr
         ])
         .map_err(|e| FilesError::new(&p, e))?;
     }
-    w.flush().map_err(|e| FilesError::new(&p, e))?;
+    stage(w, &p, &mut set)?;
 
     let p = dir.join("worst.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(|e| FilesError::new(&p, e))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "metric",
         "system",
@@ -113,10 +117,10 @@ pub fn write_files(dir: &Path, report: &RobustnessReport) -> Result<(), FilesErr
         ])
         .map_err(|e| FilesError::new(&p, e))?;
     }
-    w.flush().map_err(|e| FilesError::new(&p, e))?;
+    stage(w, &p, &mut set)?;
 
     let p = dir.join("ood.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(|e| FilesError::new(&p, e))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "system",
         "severity",
@@ -147,5 +151,6 @@ pub fn write_files(dir: &Path, report: &RobustnessReport) -> Result<(), FilesErr
         ])
         .map_err(|e| FilesError::new(&p, e))?;
     }
-    w.flush().map_err(|e| FilesError::new(&p, e))
+    stage(w, &p, &mut set)?;
+    set.commit().map_err(|e| FilesError::new(dir, e))
 }

@@ -2,24 +2,28 @@
 //! `bivariate.csv` (a row per slice or cell, every metric).
 
 use super::WeaknessReport;
+use crate::files_error::stage;
 pub use crate::files_error::FilesError;
+use ragjudge_artifacts::OutputSet;
 use serde_json::{json, Value};
 use std::path::Path;
 
 /// `weakness.json`, `marginal.csv` and `bivariate.csv` in `dir`.
 pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Result<(), FilesError> {
     std::fs::create_dir_all(dir).map_err(|e| FilesError::new(dir, e))?;
+    // Every file complete before any is put in place (`OutputSet`).
+    let mut set = OutputSet::new();
     let all: Vec<Value> =
         reports.iter().map(|(m, r, u)| json!({"metric": m, "rows_left_out": u, "report": r})).collect();
     let json_path = dir.join("weakness.json");
     let text = serde_json::to_string_pretty(&all).map_err(|e| FilesError::new(&json_path, e))?;
-    std::fs::write(&json_path, text).map_err(|e| FilesError::new(&json_path, e))?;
+    set.push_bytes(&json_path, text.as_bytes()).map_err(|e| FilesError::new(&json_path, e))?;
     // Shortest round-trip text, with an exponent for very small or large values (p-values far
     // below 1e-5 would otherwise be written as hundreds of digits).
     let num = |v: f64| format!("{v:?}");
     let cell = |x: Option<f64>| x.map(num).unwrap_or_default();
     let (mp, bp) = (dir.join("marginal.csv"), dir.join("bivariate.csv"));
-    let mut m = csv::Writer::from_path(&mp).map_err(|e| FilesError::new(&mp, e))?;
+    let mut m = csv::Writer::from_writer(Vec::new());
     m.write_record([
         "metric",
         "system",
@@ -39,7 +43,7 @@ pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Re
         "significant",
     ])
     .map_err(|e| FilesError::new(&mp, e))?;
-    let mut b = csv::Writer::from_path(&bp).map_err(|e| FilesError::new(&bp, e))?;
+    let mut b = csv::Writer::from_writer(Vec::new());
     b.write_record([
         "metric",
         "system",
@@ -99,6 +103,7 @@ pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Re
             .map_err(|e| FilesError::new(&bp, e))?;
         }
     }
-    m.flush().map_err(|e| FilesError::new(&mp, e))?;
-    b.flush().map_err(|e| FilesError::new(&bp, e))
+    stage(m, &mp, &mut set)?;
+    stage(b, &bp, &mut set)?;
+    set.commit().map_err(|e| FilesError::new(dir, e))
 }

@@ -360,8 +360,13 @@ pub fn run(args: &CollectArgs) -> Result<()> {
     }
     if !out.failures.is_empty() {
         let first = &out.failures[0];
+        let again = if cache.is_enabled() {
+            "answers so far are cached: run again to ask only the failed ones"
+        } else {
+            "nothing was cached (--no-cache): a new run asks every question again"
+        };
         bail!(
-            "{} of {} questions failed (reasons in {}; first: {}: {}); answers so far are cached: run again to ask only the failed ones",
+            "{} of {} questions failed (reasons in {}; first: {}: {}); {again}",
             out.failures.len(),
             questions.len(),
             failures.display(),

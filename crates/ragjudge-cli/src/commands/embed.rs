@@ -8,7 +8,7 @@ use clap::Args;
 use ragjudge_trec::answer::golden::cosine;
 use serde_json::json;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 
 /// `ragjudge embed`.
@@ -58,12 +58,13 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
     let file = File::open(&args.input).with_context(|| format!("{name}: cannot open"))?;
     let embedder = backends::embedder(&args.model, args.batch_size, args.threads, args.precision)?;
     let out_name = args.output.display().to_string();
-    let mut out = BufWriter::new(File::create(&args.output).with_context(|| format!("{out_name}: cannot create"))?);
+    ragjudge_artifacts::check_not_input(&args.output, &[&args.input])?;
+    let mut out = ragjudge_artifacts::AtomicFile::create(&args.output)?;
     let progress = Progress::new("texts");
     let chunk = args.batch_size.max(1) * 8;
     let mut texts: Vec<String> = Vec::with_capacity(chunk);
     let mut count = 0u64;
-    let flush = |texts: &mut Vec<String>, out: &mut BufWriter<File>| -> Result<()> {
+    let flush = |texts: &mut Vec<String>, out: &mut ragjudge_artifacts::AtomicFile| -> Result<()> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = embedder.embed(&refs)?;
         for (t, v) in texts.iter().zip(vectors) {
@@ -86,7 +87,7 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
         bail!("{name}: no texts");
     }
     flush(&mut texts, &mut out)?;
-    out.flush().with_context(|| format!("{out_name}: write failed"))?;
+    out.commit()?;
     progress.finish();
     eprintln!("{count} texts embedded into {out_name} with {}", embedder.identity());
     Ok(())

@@ -110,8 +110,9 @@ pub fn run(args: &GateArgs) -> Result<()> {
     };
     let report = gate.evaluate(&current, previous.as_ref()).map_err(GateUsageError)?;
     if let Some(path) = &args.junit {
-        std::fs::write(path, to_junit_xml(&report))
-            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+        // A report that cannot be written is a gate that could not run (2), not a failed check.
+        ragjudge_artifacts::write_atomic(path, to_junit_xml(&report).as_bytes())
+            .map_err(|e| GateUsageError(GateError::Write { message: e.to_string() }))?;
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

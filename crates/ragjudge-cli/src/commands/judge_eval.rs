@@ -120,11 +120,12 @@ pub fn markdown(rows: &[SetStats]) -> String {
 }
 
 fn write_csv(path: &Path, rows: &[SetStats]) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let mut w = csv::Writer::from_writer(ragjudge_artifacts::AtomicFile::create(path)?);
     for r in rows {
         w.serialize(r)?;
     }
     w.flush()?;
+    w.into_inner().map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.error()))?.commit()?;
     Ok(())
 }
 
@@ -180,9 +181,7 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
     let premise_sentences = if args.premise_sentences == 0 { usize::MAX } else { args.premise_sentences };
     let settings = ProtocolSettings { tie_margin: args.tie_margin, premise_sentences, ..ProtocolSettings::default() };
     let verdicts_path = args.output.join("verdicts.jsonl");
-    let mut verdicts = std::io::BufWriter::new(
-        std::fs::File::create(&verdicts_path).with_context(|| format!("{}: cannot create", verdicts_path.display()))?,
-    );
+    let mut verdicts = ragjudge_artifacts::AtomicFile::create(&verdicts_path)?;
     let mut rows = Vec::new();
     let mut failed = 0usize;
     let mut stacks = Vec::new();
@@ -233,7 +232,8 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
     if !consistency.is_empty() {
         table += &consistency_markdown(&consistency);
     }
-    std::fs::write(args.output.join("judge-eval.md"), &table)?;
+    verdicts.commit()?;
+    ragjudge_artifacts::write_atomic(&args.output.join("judge-eval.md"), table.as_bytes())?;
     let doc = json!({
         "judge": judge.identity(),
         "protocols": protocols.iter().map(|p| json!({"name": p.name(), "prompt_version": p.prompt_version()})).collect::<Vec<_>>(),
@@ -244,7 +244,10 @@ pub fn run(args: &JudgeEvalArgs) -> Result<()> {
         "premise_sentences": args.premise_sentences,
         "stored": STORED.iter().collect::<Vec<_>>(),
     });
-    std::fs::write(args.output.join("judge-eval.json"), serde_json::to_string_pretty(&doc)?)?;
+    ragjudge_artifacts::write_atomic(
+        &args.output.join("judge-eval.json"),
+        serde_json::to_string_pretty(&doc)?.as_bytes(),
+    )?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -274,9 +277,7 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
         let mut means = Vec::with_capacity(items.len());
         let mut sentences = 0usize;
         let per_item = args.output.join(format!("consistency-{name}.jsonl"));
-        let mut out = std::io::BufWriter::new(
-            std::fs::File::create(&per_item).with_context(|| format!("{}: cannot create", per_item.display()))?,
-        );
+        let mut out = ragjudge_artifacts::AtomicFile::create(&per_item)?;
         for (done, chunk) in items.chunks(args.batch.max(1)).enumerate() {
             let first = done * args.batch.max(1);
             for (j, (item, r)) in chunk.iter().zip(judge_support(judge, chunk, k)).enumerate() {
@@ -300,7 +301,6 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
                     }
                 }
             }
-            out.flush()?;
             eprint!("\rconsistency on {name}: {}/{} summaries", (first + chunk.len()), items.len());
         }
         let scorer = if args.premise_sentences == 0 {
@@ -311,6 +311,7 @@ fn consistency_rows(args: &JudgeEvalArgs, judge: &Arc<dyn ragjudge_models::Judge
                 args.premise_sentences
             )
         };
+        out.commit()?;
         let mut row = consistency_stats(&name, &scorer, &labels, &scores, Some(0.5));
         row.sentences = sentences;
         row.seconds_per_sentence = (sentences > 0).then(|| started.elapsed().as_secs_f64() / sentences as f64);

@@ -15,7 +15,7 @@ use ragjudge_analysis::ood::ood_questions;
 use ragjudge_analysis::paraphrase::{paraphrase_questions, paraphrase_variants, Style};
 use ragjudge_analysis::perturb::{question_variants, Perturbation};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 
 /// Kinds of variation.
@@ -137,15 +137,19 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         bail!("--kinds shuffle, distractor and contradiction vary contexts: give the records with --input");
     }
     let name = path.display().to_string();
+    let mut inputs = vec![path.clone()];
+    inputs.extend(args.collection.iter().cloned());
+    ragjudge_artifacts::check_not_input(&args.output, &inputs)?;
     let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
     let out_name = args.output.display().to_string();
-    let mut out =
-        BufWriter::new(std::fs::File::create(&args.output).with_context(|| format!("{out_name}: cannot create"))?);
+    // In place only when complete: a failed or interrupted run leaves an earlier output as it was.
+    let mut out = ragjudge_artifacts::AtomicFile::create(&args.output)?;
     let (mut questions, mut variants) = (0usize, 0usize);
     let mut records = Vec::new();
     let mut texts: Vec<String> = Vec::new();
     let mut to_paraphrase: Vec<serde_json::Value> = Vec::new();
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let n = i + 1;
         let line = line.with_context(|| format!("{name}:{n}: unreadable line"))?;
@@ -154,6 +158,13 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         }
         let mut q: serde_json::Value =
             serde_json::from_str(&line).with_context(|| format!("{name}:{n}: invalid JSON"))?;
+        // Variant ids are made from the original's id: a repeated key would give two variants one id.
+        if let Some(id) = q.get("id").filter(|v| !v.is_null()) {
+            let key = (id.to_string(), q.get("system").map(|s| s.to_string()).unwrap_or_default());
+            if let Some(first) = seen.insert(key, n) {
+                bail!("{name}:{n}: field `id`: {id} repeats line {first} (variant ids would collide)");
+            }
+        }
         if let Some(shard) = args.shard.shard {
             // The question key as the record readers take it: `id`, or the ordinal of the line.
             let key = match q.get("id") {
@@ -223,7 +234,8 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         for v in &cv.variants {
             writeln!(out, "{v}").with_context(|| format!("{out_name}: write failed"))?;
         }
-        out.flush().with_context(|| format!("{out_name}: write failed"))?;
+        ensure_some(questions, args.shard.shard.is_some(), &name)?;
+        out.commit()?;
         let mut skipped: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for s in &cv.skipped {
             *skipped.entry((s.kind.name(), s.reason.as_str())).or_default() += 1;
@@ -247,7 +259,8 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         return Ok(());
     }
     let ood_note = if ood { write_ood(args, &mut texts, &mut out, &out_name)? } else { String::new() };
-    out.flush().with_context(|| format!("{out_name}: write failed"))?;
+    ensure_some(questions, args.shard.shard.is_some(), &name)?;
+    out.commit()?;
     println!(
         "{variants} variants of {questions} questions ({} kinds at rate {}, seed {}) written to {out_name}; \
          variants equal to their question are left out{ood_note}{paraphrase_note}",
@@ -255,6 +268,15 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         args.rate,
         args.seed
     );
+    Ok(())
+}
+
+/// An input without a question is an error, not "0 variants" (a shard may be empty: its
+/// output is still one of the parts).
+fn ensure_some(questions: usize, sharded: bool, name: &str) -> Result<()> {
+    if questions == 0 && !sharded {
+        bail!("{name}: no questions or records to vary (the file is empty)");
+    }
     Ok(())
 }
 

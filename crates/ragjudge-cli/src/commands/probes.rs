@@ -8,7 +8,7 @@ use ragjudge_eval::scores::read_score_file;
 use ragjudge_safety::probes::generate::Swapper;
 use ragjudge_safety::probes::report::{report, ProbeReport, ScoreTable};
 use serde_json::Value;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `ragjudge probes`.
@@ -77,15 +77,15 @@ fn read_records(path: &Path) -> Result<Vec<Record>> {
 }
 
 fn generate(input: &Path, output: &Path, json: bool, shard: &ShardArgs) -> Result<()> {
+    ragjudge_artifacts::check_not_input(output, &[input])?;
     let records = shard.select(read_records(input)?);
     let out = Swapper::default().generate(&records);
-    let file = std::fs::File::create(output).with_context(|| format!("{}: cannot create", output.display()))?;
-    let mut w = BufWriter::new(file);
+    let mut w = ragjudge_artifacts::AtomicFile::create(output)?;
     for r in &out {
         serde_json::to_writer(&mut w, r).with_context(|| format!("{}: write failed", output.display()))?;
         w.write_all(b"\n").with_context(|| format!("{}: write failed", output.display()))?;
     }
-    w.flush().with_context(|| format!("{}: write failed", output.display()))?;
+    w.commit()?;
     let originals = out.iter().filter(|r| r.meta.get("probe_variant") == Some(&Value::from("original"))).count();
     let variants = out.len() - originals;
     if json {
@@ -173,7 +173,7 @@ fn run_report(
     }
     if let Some(p) = output {
         let s = serde_json::to_string_pretty(&r)?;
-        std::fs::write(p, s).with_context(|| format!("{}: cannot write", p.display()))?;
+        ragjudge_artifacts::write_atomic(p, s.as_bytes())?;
     }
     if json {
         println!("{}", serde_json::to_string(&r)?);

@@ -1,7 +1,7 @@
 //! `ragjudge report` and `ragjudge plot`: the HTML report and single charts, from the files other
 //! commands wrote (`ragjudge_report::{inputs, charts, html}`).
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_charts::{write_chart, Size};
 use ragjudge_report::charts::all_charts;
@@ -41,6 +41,7 @@ pub struct ReportArgs {
 
 /// Runs `ragjudge report`.
 pub fn run(args: &ReportArgs) -> Result<()> {
+    ragjudge_artifacts::check_not_input(&args.output, &args.inputs)?;
     let inputs = read_inputs(&args.inputs);
     for s in &inputs.skipped {
         eprintln!("skipped {}: {}", s.path.display(), s.reason);
@@ -56,7 +57,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         command: Some(Provenance::of_this_process().command_line()),
     };
     let rendered = render(&inputs, &opts);
-    std::fs::write(&args.output, &rendered.html).with_context(|| format!("{}: cannot write", args.output.display()))?;
+    ragjudge_artifacts::write_atomic(&args.output, rendered.html.as_bytes())?;
     if args.json {
         let v = serde_json::json!({
             "output": args.output,

@@ -39,6 +39,19 @@ pub struct ServeArgs {
     /// Seconds a refused client is told to wait (Retry-After).
     #[arg(long, default_value_t = 1, value_name = "SECS")]
     pub retry_after: u64,
+    /// Seconds a connection may take to send a request header (also the idle keep-alive
+    /// timeout); past it the connection is closed.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub header_timeout: f64,
+    /// Seconds a job route waits for the whole request body (past it: 408).
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    pub body_timeout: f64,
+    /// Connections open at once; more wait, unaccepted, until one closes.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    pub max_connections: usize,
+    /// On SIGTERM or ctrl-c, seconds the requests in flight may take before the server exits anyway.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub shutdown_grace: f64,
     /// Worker threads of the scoring engine and a local judge (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -82,19 +95,21 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The server's bounds.
+    /// The server's bounds, checked.
     pub fn limits(&self) -> Result<Limits> {
-        anyhow::ensure!(
-            self.timeout.is_finite() && self.timeout > 0.0,
-            "--timeout must be a positive number of seconds"
-        );
-        Ok(Limits {
+        let limits = Limits {
             max_body: self.max_body,
             max_inflight: self.max_inflight,
             queue: self.queue,
-            timeout: Duration::from_secs_f64(self.timeout),
+            timeout: seconds("--timeout", self.timeout)?,
             retry_after: self.retry_after,
-        })
+            header_timeout: seconds("--header-timeout", self.header_timeout)?,
+            body_timeout: seconds("--body-timeout", self.body_timeout)?,
+            max_connections: self.max_connections,
+            shutdown_grace: seconds("--shutdown-grace", self.shutdown_grace)?,
+        };
+        limits.check()?;
+        Ok(limits)
     }
 
     /// The judge settings (for `hcat` NLI and `/v1/judge`).
@@ -168,7 +183,20 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         ragjudge_serve::serve(listener, app, ragjudge_serve::shutdown_signal()).await?;
         eprintln!("ragjudge serve: shut down");
         anyhow::Ok(())
-    })
+    })?;
+    // A job still running past the shutdown grace is abandoned, not waited for.
+    runtime.shutdown_background();
+    Ok(())
+}
+
+/// `value` seconds of `flag` as a duration: positive, finite and representable (1e-12 rounds to
+/// zero and is refused).
+fn seconds(flag: &str, value: f64) -> Result<Duration> {
+    match Duration::try_from_secs_f64(value) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ if value.is_finite() && value > 0.0 => bail!("{flag} is too large: {value:?} seconds"),
+        _ => bail!("{flag} must be a positive number of seconds, got {value:?}"),
+    }
 }
 
 /// jemalloc's `stats.allocated` (refreshed by advancing its epoch).

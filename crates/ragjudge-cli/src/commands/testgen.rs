@@ -165,13 +165,12 @@ fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
 
 /// Writes one JSON object per line.
 pub(crate) fn write_jsonl<T: Serialize>(path: &Path, rows: impl IntoIterator<Item = T>) -> Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let mut w = std::io::BufWriter::new(file);
+    let mut w = ragjudge_artifacts::AtomicFile::create(path)?;
     for r in rows {
-        serde_json::to_writer(&mut w, &r)?;
-        w.write_all(b"\n")?;
+        serde_json::to_writer(&mut w, &r).with_context(|| format!("{}: write failed", path.display()))?;
+        w.write_all(b"\n").with_context(|| format!("{}: write failed", path.display()))?;
     }
-    w.flush()?;
+    w.commit()?;
     Ok(())
 }
 
@@ -194,7 +193,10 @@ pub fn run_testgen(args: &TestgenArgs) -> Result<()> {
     });
     std::fs::create_dir_all(&artifacts).with_context(|| format!("{}: cannot create", artifacts.display()))?;
     let topics_doc = plan.topics_document(&corpus, &calls);
-    std::fs::write(artifacts.join("topics.json"), serde_json::to_string_pretty(&topics_doc)?)?;
+    ragjudge_artifacts::write_atomic(
+        &artifacts.join("topics.json"),
+        serde_json::to_string_pretty(&topics_doc)?.as_bytes(),
+    )?;
     write_jsonl(&artifacts.join("chunks.jsonl"), plan.chunk_rows())?;
     let map = topic_map(&plan.strata, &plan.sample.indices);
     let size = map.suggested_size();

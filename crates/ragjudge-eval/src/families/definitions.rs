@@ -6,6 +6,7 @@
 use super::{select, MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::{ModelSet, ModelSettings};
+use ragjudge_artifacts::{read_artifact, to_json_bytes, Artifact, ArtifactError, OutputSet, Provenance};
 use ragjudge_core::Metric;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -95,12 +96,32 @@ pub fn sidecar_path(scores: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Writes the definitions beside the score file `scores`.
-pub fn write_definitions(scores: &Path, defs: &ColumnDefinitions) -> Result<PathBuf, EvalError> {
+impl Artifact for ColumnDefinitions {
+    const KIND: &'static str = "column-definitions";
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// Before artifacts were versioned the file held `{"columns": {...}}` alone.
+    fn is_legacy(value: &Value) -> bool {
+        value.get("columns").is_some_and(Value::is_object)
+    }
+}
+
+/// Adds the definitions beside the score file `scores` to `set` (written with the scores). Their
+/// provenance is the ragjudge version alone: the definitions say how the columns were computed,
+/// whichever command computed them, so a merge of shards writes the file of a single run.
+pub fn stage_definitions(scores: &Path, defs: &ColumnDefinitions, set: &mut OutputSet) -> Result<PathBuf, EvalError> {
     let path = sidecar_path(scores);
-    let text = serde_json::to_string_pretty(defs).map_err(|e| EvalError::settings(e.to_string()))?;
-    std::fs::write(&path, text + "\n")
-        .map_err(|e| EvalError::settings(format!("{}: cannot write: {e}", path.display())))?;
+    let bytes = to_json_bytes(&Provenance::version_only(), defs)
+        .map_err(|e| EvalError::io(&path, format!("cannot encode: {e}")))?;
+    set.push_bytes(&path, &bytes)?;
+    Ok(path)
+}
+
+/// Writes the definitions beside the score file `scores`, now.
+pub fn write_definitions(scores: &Path, defs: &ColumnDefinitions) -> Result<PathBuf, EvalError> {
+    let mut set = OutputSet::new();
+    let path = stage_definitions(scores, defs, &mut set)?;
+    set.commit()?;
     Ok(path)
 }
 
@@ -110,11 +131,18 @@ pub fn read_definitions(scores: &Path) -> Result<Option<ColumnDefinitions>, Eval
     if !path.exists() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| EvalError::settings(format!("{}: cannot read: {e}", path.display())))?;
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| EvalError::settings(format!("{}: not a column-definitions file: {e}", path.display())))
+    match read_artifact::<ColumnDefinitions>(&path) {
+        Ok(doc) => Ok(Some(doc.body)),
+        Err(e @ (ArtifactError::NewerSchema { .. } | ArtifactError::Io { .. })) => Err(e.into()),
+        Err(e) => Err(EvalError::io(&path, format!("not a column-definitions file: {}", strip_path(&e, &path)))),
+    }
+}
+
+/// The message of `e` without its leading `path: `.
+fn strip_path(e: &ArtifactError, path: &Path) -> String {
+    let text = e.to_string();
+    let prefix = format!("{}: ", path.display());
+    text.strip_prefix(&prefix).map(str::to_string).unwrap_or(text)
 }
 
 #[cfg(test)]
@@ -147,7 +175,16 @@ mod tests {
         let models = ModelSet::new(ModelSettings::default());
         let defs = definitions(&["ciu"], &MetricSettings::default(), &models).unwrap();
         write_definitions(&scores, &defs).unwrap();
+        let text = std::fs::read_to_string(sidecar_path(&scores)).unwrap();
+        assert!(text.starts_with("{\n  \"kind\": \"column-definitions\",\n  \"schema_version\": 1,"), "{text}");
+        assert_eq!(read_definitions(&scores).unwrap(), Some(defs.clone()));
+        // A file of an earlier ragjudge: the definitions alone.
+        std::fs::write(sidecar_path(&scores), serde_json::to_string(&defs).unwrap()).unwrap();
         assert_eq!(read_definitions(&scores).unwrap(), Some(defs));
+        std::fs::write(sidecar_path(&scores), r#"{"kind": "column-definitions", "schema_version": 9, "columns": {}}"#)
+            .unwrap();
+        let e = read_definitions(&scores).unwrap_err().to_string();
+        assert!(e.contains("schema version 9 was written by a newer ragjudge"), "{e}");
         std::fs::write(sidecar_path(&scores), "[").unwrap();
         let e = read_definitions(&scores).unwrap_err().to_string();
         assert!(e.contains("s.csv.columns.json: not a column-definitions file"), "{e}");

@@ -27,8 +27,8 @@ mod definitions;
 
 pub use ciu::CiuSettings;
 pub use definitions::{
-    build_with_definitions, definitions, read_definitions, sidecar_path, write_definitions, ColumnDefinitions,
-    FamilyDefinition,
+    build_with_definitions, definitions, read_definitions, sidecar_path, stage_definitions, write_definitions,
+    ColumnDefinitions, FamilyDefinition,
 };
 pub use fused::FusedSettings;
 pub use hcat::{HcatNli, HcatSettings};

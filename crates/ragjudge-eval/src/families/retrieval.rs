@@ -1,15 +1,15 @@
 //! `retrieval`: Precision@K, AP@K, Recall@K, nDCG@K and MRR from graded contexts, and with
 //! relevance judgments (`--qrels`) precision and recall against every passage a question needs.
 
-use serde_json::{json, Value};
-use crate::models::ModelSettings;
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::ModelSet;
+use crate::models::ModelSettings;
+use ragjudge_core::InputError;
 use ragjudge_core::Metric;
 use ragjudge_lexical::qrels::{Qrels, QrelsMetric};
 use ragjudge_lexical::retrieval::{RetrievalMetric, RetrievalOptions, ShortList};
-use ragjudge_core::InputError;
+use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -46,7 +46,8 @@ impl MetricFamily for Retrieval {
 
     fn definition(&self, settings: &MetricSettings, _models: &ModelSettings) -> Value {
         let s = &settings.retrieval;
-        let mut d = json!({"k": s.ks, "relevance_threshold": s.relevance_threshold, "skip_short_lists": s.skip_short_lists});
+        let mut d =
+            json!({"k": s.ks, "relevance_threshold": s.relevance_threshold, "skip_short_lists": s.skip_short_lists});
         if let Some(p) = &s.qrels {
             d["qrels"] = json!(p.display().to_string());
             d["qrels_level"] = json!(s.qrels_level);
@@ -58,6 +59,12 @@ impl MetricFamily for Retrieval {
         let s = &settings.retrieval;
         if s.ks.is_empty() || s.ks.contains(&0) {
             return Err(EvalError::settings("--k needs positive cut-offs, e.g. --k 1,3,5"));
+        }
+        // A NaN threshold would make every passage non-relevant without a word.
+        for (flag, value) in [("--relevance-threshold", s.relevance_threshold), ("--qrels-level", s.qrels_level)] {
+            if !value.is_finite() {
+                return Err(EvalError::settings(format!("{flag} must be a finite number, got {value}")));
+            }
         }
         let short_list = if s.skip_short_lists { ShortList::Undefined } else { ShortList::PadNonRelevant };
         let opts = RetrievalOptions { threshold: s.relevance_threshold, short_list, ..RetrievalOptions::default() };

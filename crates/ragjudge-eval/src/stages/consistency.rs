@@ -130,7 +130,7 @@ impl Stage for ConsistencyStage {
 /// `consistency_COLUMN_{mean,variance,cv,cai}` for every metric column.
 pub fn write_consistency_csv(path: &Path, report: &ConsistencyReport) -> Result<(), EvalError> {
     let failed = |e: csv::Error| EvalError::io(path, format!("write failed: {e}"));
-    let mut w = csv::Writer::from_path(path).map_err(|e| EvalError::io(path, format!("cannot create: {e}")))?;
+    let mut w = csv::Writer::from_writer(ragjudge_artifacts::AtomicFile::create(path)?);
     let quantities = consistency_quantities(Some(report));
     let mut header: Vec<String> = ["system", "id", "runs", "pairs"].map(String::from).to_vec();
     for q in &quantities {
@@ -144,7 +144,9 @@ pub fn write_consistency_csv(path: &Path, report: &ConsistencyReport) -> Result<
         }
         w.write_record(&row).map_err(failed)?;
     }
-    w.flush().map_err(|e| EvalError::io(path, format!("write failed: {e}")))
+    w.flush().map_err(|e| EvalError::io(path, format!("write failed: {e}")))?;
+    let file = w.into_inner().map_err(|e| EvalError::io(path, format!("write failed: {}", e.error())))?;
+    Ok(file.commit()?)
 }
 
 /// The per-system consistency aggregates as a plain table: one row per quantity, one column per

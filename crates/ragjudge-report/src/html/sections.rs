@@ -954,6 +954,18 @@ pub(super) fn robustness(ctx: &mut Ctx<'_>) -> String {
     s
 }
 
+/// The version and the command line of an artifact, or the settings of the library call when
+/// the artifact records those instead (they are the same whichever face made the call), with
+/// its inputs' digests.
+fn provenance_line(p: &crate::Provenance) -> String {
+    let how = if p.command.is_empty() { p.settings.to_string() } else { p.command_line() };
+    let mut line = format!("ragjudge {}: <code>{}</code>", esc(&p.ragjudge), esc(&how));
+    for i in &p.inputs {
+        line += &format!("<br>{} <code>sha256:{}</code>", esc(&i.path), esc(&i.sha256[..i.sha256.len().min(16)]));
+    }
+    line
+}
+
 /// Versions, judges, prompts, seeds and the exact commands behind every input.
 pub(super) fn provenance(ctx: &mut Ctx<'_>) -> String {
     let mut t = Table::new(&[("input", false), ("what", false), ("written by", false)]);
@@ -962,7 +974,7 @@ pub(super) fn provenance(ctx: &mut Ctx<'_>) -> String {
         match &l.input {
             Input::Dice(d) => {
                 if let Some(p) = &d.provenance {
-                    by.push(format!("ragjudge {}: <code>{}</code>", esc(&p.ragjudge), esc(&p.command_line())));
+                    by.push(provenance_line(p));
                 }
                 if let Some(j) = d.report.get("judge").and_then(Value::as_str) {
                     by.push(format!("judge <code>{}</code>", esc(j)));
@@ -982,7 +994,7 @@ pub(super) fn provenance(ctx: &mut Ctx<'_>) -> String {
             }
             Input::Calibration(c) => {
                 if let Some(p) = &c.provenance {
-                    by.push(format!("ragjudge {}: <code>{}</code>", esc(&p.ragjudge), esc(&p.command_line())));
+                    by.push(provenance_line(p));
                 }
             }
             Input::Scores(sc) => {

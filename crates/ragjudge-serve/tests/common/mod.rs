@@ -87,6 +87,42 @@ pub async fn get(url: &str) -> Answer {
     send("GET", url, None).await
 }
 
+/// Opens a raw connection to `addr` and writes `bytes` on it (a client that may stop halfway).
+pub async fn raw(addr: SocketAddr, mut bytes: &[u8]) -> tokio::net::TcpStream {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    while !bytes.is_empty() {
+        stream.writable().await.unwrap();
+        match stream.try_write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("writing the connection: {e}"),
+        }
+    }
+    stream
+}
+
+/// Reads `stream` until the server closes it and returns what it sent; fails if it is still open
+/// after `bound` (a generous bound: it proves "not held forever", not a speed).
+pub async fn read_until_closed(stream: &mut tokio::net::TcpStream, bound: Duration) -> String {
+    let mut got = Vec::new();
+    let read = async {
+        let mut buf = [0u8; 4096];
+        loop {
+            stream.readable().await.unwrap();
+            match stream.try_read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                // A reset closes the connection as well.
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(e) => panic!("reading the connection: {e}"),
+            }
+        }
+    };
+    tokio::time::timeout(bound, read).await.unwrap_or_else(|_| panic!("the connection is still open after {bound:?}"));
+    String::from_utf8(got).unwrap()
+}
+
 /// A metric that blocks every record until the gate opens, counting the records it started.
 #[derive(Default)]
 pub struct Gate {
@@ -110,6 +146,16 @@ impl Gate {
 
     pub fn started(&self) -> usize {
         self.started.load(Ordering::SeqCst)
+    }
+}
+
+/// Opens its gate when dropped: a failing test does not leave a job blocked (the runtime waits for
+/// its blocking threads before the failure is reported).
+pub struct OpenOnDrop(pub Arc<Gate>);
+
+impl Drop for OpenOnDrop {
+    fn drop(&mut self) {
+        self.0.open();
     }
 }
 

@@ -32,10 +32,11 @@ pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
         },
         None => args.json,
     };
-    let sink: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?),
-        None => Box::new(std::io::stdout().lock()),
-    };
+    if let Some(p) = &args.output {
+        ragjudge_artifacts::check_not_input(p, &[args.scores.as_path(), path])?;
+    }
+    // Written in full before it goes anywhere: an output file appears complete or not at all.
+    let sink: Vec<u8> = Vec::new();
     let mut header: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     header.extend(label_text.iter().map(|l| format!("p_{l}")));
     header.extend(saved.conformal.iter().map(|c| set_column(c.score)));
@@ -69,11 +70,14 @@ pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
             writeln!(w, "{}", serde_json::Value::Object(obj))?;
         }
     }
-    if let Some(mut w) = csv_out {
-        w.flush()?;
-    }
-    if let Some(mut w) = json_out {
-        w.flush()?;
+    let bytes = match (csv_out, json_out) {
+        (Some(w), _) => w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))?,
+        (None, Some(w)) => w,
+        (None, None) => Vec::new(),
+    };
+    match &args.output {
+        Some(p) => ragjudge_artifacts::write_atomic(p, &bytes)?,
+        None => std::io::stdout().lock().write_all(&bytes)?,
     }
     let skipped = total - rows.len();
     if skipped > 0 {

@@ -156,12 +156,12 @@ fn fit(args: &CalibrateArgs) -> Result<()> {
     fitted.on = keys.iter().map(|k| k.to_string()).collect();
     if let Some(path) = &args.save {
         let text = serde_json::to_string_pretty(&fitted)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))?;
+        ragjudge_artifacts::write_atomic(path, (text + "\n").as_bytes())?;
     }
     let report = report::Report::new(&fitted, &fit_report, total, args.seed);
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &args.report_file {
-        std::fs::write(path, format!("{json}\n")).with_context(|| format!("{}: cannot write", path.display()))?;
+        ragjudge_artifacts::write_atomic(path, format!("{json}\n").as_bytes())?;
     }
     if args.json {
         println!("{json}");

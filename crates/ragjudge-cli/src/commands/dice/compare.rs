@@ -2,11 +2,12 @@
 //! judged in both orders, each verdict scored hard or soft, the orders averaged, and the match
 //! score S_A is the mean of s_A over the questions.
 
-use super::{check_ppi_alpha, conclude, ppi_win_rate, render_ppi_win_rate, with_run_fields, DiceArgs};
+use super::{check_ppi_alpha, conclude, with_run_fields, DiceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_core::Record;
 use ragjudge_dice::labels::PairLabels;
+use ragjudge_dice::ppi::PpiWinRate;
 use ragjudge_dice::run::read_run;
 use serde_json::json;
 use std::collections::HashMap;
@@ -70,10 +71,11 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     if let Some(path) = &args.ppi_labels {
         let labels = PairLabels::read(path)?;
         let scores = rows.iter().map(|r| (r.id.as_str(), r.s_a));
-        report["ppi_win_rate_a"] = ppi_win_rate(&labels, path, scores, (&name_a, &name_b), args.ppi_alpha)?;
+        let estimate = PpiWinRate::estimate(&labels, path, scores, (&name_a, &name_b), args.ppi_alpha)?;
+        report["ppi_win_rate_a"] = serde_json::to_value(estimate)?;
     }
     run.write_report("compare.json", &report)?;
-    let mut csv = csv::Writer::from_path(run.out_dir().join("questions.csv"))?;
+    let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record(["id", "s_a", "s_b", "order_consistent", "category_a", "category_b"])?;
     for r in rows {
         csv.write_record([
@@ -85,7 +87,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             category(r.category_b).unwrap_or_default(),
         ])?;
     }
-    csv.flush()?;
+    let bytes = csv.into_inner().map_err(|e| anyhow::anyhow!("questions.csv: {}", e.error()))?;
+    ragjudge_artifacts::write_atomic(&run.out_dir().join("questions.csv"), &bytes)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -100,7 +103,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             run.out_dir().display()
         );
         if let Some(p) = report.get("ppi_win_rate_a") {
-            println!("{}", render_ppi_win_rate(p));
+            println!("{}", serde_json::from_value::<PpiWinRate>(p.clone())?.render());
         }
         print!("{}", trust.render());
     }

@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::text::Lang;
 use ragjudge_dice::meta::protocol::Protocol;
-use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions, DryRunCounts};
 use ragjudge_dice::trust::TrustReport;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -112,6 +112,16 @@ impl DiceArgs {
 /// report); else fails when no pair could be judged.
 pub fn conclude(run: &DiceRun, judge_calls: usize, json_out: bool) -> Result<bool> {
     if let Some(c) = run.dry_run_counts(judge_calls) {
+        print_dry_run(run, &c, json_out)?;
+        return Ok(true);
+    }
+    run.ensure_judged()?;
+    Ok(false)
+}
+
+/// Prints what a dry run counted.
+pub fn print_dry_run(run: &DiceRun, c: &DryRunCounts, json_out: bool) -> Result<()> {
+    if json_out {
         let report = serde_json::json!({
             "dry_run": true,
             "judge": run.judge().identity(),
@@ -119,19 +129,15 @@ pub fn conclude(run: &DiceRun, judge_calls: usize, json_out: bool) -> Result<boo
             "uncached_calls": c.uncached_calls,
             "estimated_prompt_tokens": c.estimated_prompt_tokens,
         });
-        if json_out {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        } else {
-            println!(
-                "dry run: {} judge calls, {} not cached; about {} prompt tokens to send (4 characters a token; \
-                 stage I output not included)",
-                c.judge_calls, c.uncached_calls, c.estimated_prompt_tokens
-            );
-        }
-        return Ok(true);
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "dry run: {} judge calls, {} not cached; about {} prompt tokens to send (4 characters a token; \
+             stage I output not included)",
+            c.judge_calls, c.uncached_calls, c.estimated_prompt_tokens
+        );
     }
-    run.ensure_judged()?;
-    Ok(false)
+    Ok(())
 }
 
 /// `report` with the run's judge, usage, prior and trust fields and the provenance of this
@@ -148,63 +154,4 @@ pub fn check_ppi_alpha(alpha: f64) -> Result<()> {
     } else {
         anyhow::bail!("--ppi-alpha must be in (0, 1), got {alpha}")
     }
-}
-
-/// One line of a [`ppi_win_rate`] result: the estimate with its interval, the counts, the
-/// labels-only estimate and lambda.
-pub fn render_ppi_win_rate(v: &serde_json::Value) -> String {
-    let e = &v["estimate"];
-    let f = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
-    format!(
-        "prediction-powered win rate of {} over {}: {:.3} [{:.3}, {:.3}] ({} labelled, {} unlabelled; labels alone {:.3} [{:.3}, {:.3}]; lambda {:.2})",
-        v["system_a"].as_str().unwrap_or_default(),
-        v["system_b"].as_str().unwrap_or_default(),
-        f(&e["ppi"]["estimate"]),
-        f(&e["ppi"]["low"]),
-        f(&e["ppi"]["high"]),
-        e["n"],
-        e["unlabelled"],
-        f(&e["classical"]["estimate"]),
-        f(&e["classical"]["low"]),
-        f(&e["classical"]["high"]),
-        f(&e["lambda"]),
-    )
-}
-
-/// The prediction-powered win rate of `a` over `b` (a tie counts one half; Angelopoulos et al.
-/// 2023): questions with a human label in `labels` give (human outcome, s_A), the others s_A
-/// alone; `scores` are (question, s_A) of the judged questions.
-pub fn ppi_win_rate<'q>(
-    labels: &ragjudge_dice::labels::PairLabels,
-    path: &std::path::Path,
-    scores: impl Iterator<Item = (&'q str, f64)>,
-    (a, b): (&str, &str),
-    alpha: f64,
-) -> Result<serde_json::Value> {
-    use ragjudge_dice::labels::Label;
-    let (mut y, mut yhat, mut rest) = (Vec::new(), Vec::new(), Vec::new());
-    for (question, s_a) in scores {
-        match labels.get(&(question.to_string(), a.to_string(), b.to_string())) {
-            Some(l) => {
-                y.push(match l {
-                    Label::A => 1.0,
-                    Label::B => 0.0,
-                    Label::Tie => 0.5,
-                });
-                yhat.push(s_a);
-            }
-            None => rest.push(s_a),
-        }
-    }
-    let est = ragjudge_stats::ppi::ppi_mean(&y, &yhat, &rest, alpha, None).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: {} judged questions of {a} vs {b} have a label and {} do not; prediction-powered inference needs at least 2 and 1 ({e})",
-            path.display(),
-            y.len(),
-            rest.len()
-        )
-    })?;
-    Ok(
-        serde_json::json!({"system_a": a, "system_b": b, "alpha": alpha, "labels": path.display().to_string(), "estimate": est}),
-    )
 }

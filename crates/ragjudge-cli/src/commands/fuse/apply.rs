@@ -27,6 +27,9 @@ pub struct ApplyArgs {
 
 /// Runs `ragjudge fuse apply`.
 pub fn run(args: &ApplyArgs) -> Result<()> {
+    if let Some(out) = &args.output {
+        ragjudge_artifacts::check_not_input(out, &[&args.scores, &args.model])?;
+    }
     let model = FusedModel::load(&args.model)?;
     let source = format!("{}", args.scores.display());
     model.check_definitions(&definitions_of(&args.scores)?, &source)?;

@@ -10,7 +10,7 @@ mod fit;
 mod ruber;
 mod study;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use ragjudge_core::table::JoinKeys;
 use ragjudge_eval::families::read_definitions;
@@ -105,7 +105,7 @@ fn definitions_of(scores: &Path) -> Result<impl Fn(&str) -> Option<Value>> {
 
 /// Writes `text` to `path`, naming the file on failure.
 fn write(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))
+    Ok(ragjudge_artifacts::write_atomic(path, text.as_bytes())?)
 }
 
 /// Runs `ragjudge fuse`.

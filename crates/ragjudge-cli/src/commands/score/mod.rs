@@ -4,17 +4,20 @@
 mod args;
 mod family_args;
 mod ppi;
+mod summary;
 
 pub use args::ScoreArgs;
 
 use crate::progress::Progress;
 use anyhow::{bail, Result};
-use ragjudge_eval::families::{build_stages, build_with_definitions, split_arguments, write_definitions, StageContext};
-use ragjudge_eval::merge::{write_manifest, ShardManifest};
+use ragjudge_artifacts::{check_not_input, OutputSet, Provenance};
+use ragjudge_eval::families::{
+    build_stages, build_with_definitions, sidecar_path, split_arguments, stage_definitions, StageContext,
+};
+use ragjudge_eval::merge::{manifest_path, stage_manifest, ShardManifest};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::stages::render_consistency;
-use ragjudge_eval::{create_file_sink, render_table, EvalReport, Evaluator, RowSink};
-use serde_json::{Map, Value};
+use ragjudge_eval::{commit_output, create_file_sink, render_table, Evaluator, RowSink};
 use std::sync::Arc;
 
 /// Runs `ragjudge score`.
@@ -28,9 +31,17 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     if args.qrels.is_some() && !names.iter().any(|n| n == "retrieval") {
         bail!("--qrels adds columns to the retrieval family: add `retrieval` to --metrics");
     }
+    if let Some(out) = &args.output {
+        let mut inputs = args.inputs.clone();
+        inputs.extend(args.qrels.iter().chain(&args.ppi_labels).cloned());
+        check_not_input(out, &inputs)?;
+    }
+    crate::interrupt::warn_repeated_inputs(&args.inputs);
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
     let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
     let evaluator = Evaluator::new(metrics, args.eval_settings())?;
+    // From here on Ctrl-C stops the run between batches, with a word on what was kept.
+    crate::interrupt::stop_between_batches();
     let mut sink = args.output.as_deref().map(create_file_sink).transpose()?;
     let ctx = StageContext {
         settings: &settings,
@@ -45,15 +56,22 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     progress.finish();
     let report = report?;
     if let Some(qrels) = &args.qrels {
-        report_qrels_coverage(qrels, &report.summary);
+        summary::report_qrels_coverage(qrels, &report.summary);
     }
-    if let Some(out) = &args.output {
-        // How each column was computed, for models fitted on this file (`fuse fit`).
-        write_definitions(out, &defs)?;
+    if let (Some(out), Some(sink)) = (&args.output, sink) {
+        // The rows with how each column was computed (for `fuse fit`) and, under a shard, what
+        // `ragjudge merge` checks and sums: replaced together, a stale manifest removed.
+        let mut provenance = Provenance::of_this_process();
+        provenance.add_inputs(&args.inputs)?;
+        let mut sidecars = OutputSet::new();
+        stage_definitions(out, &defs, &mut sidecars)?;
         if let Some(shard) = args.shard.shard {
-            // What `ragjudge merge` checks and sums.
-            write_manifest(out, &ShardManifest::new(shard, &report.summary, args.seed, evaluator.columns()))?;
+            let manifest = ShardManifest::new(shard, &report.summary, args.seed, evaluator.columns());
+            stage_manifest(out, &manifest, &provenance, &mut sidecars)?;
         }
+        sidecars.remove_if_unwritten(&sidecar_path(out));
+        sidecars.remove_if_unwritten(&manifest_path(out));
+        commit_output(sink, sidecars)?;
     }
     let ppi = match (&args.ppi_labels, &args.output) {
         (Some(labels), Some(out)) => {
@@ -67,7 +85,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         _ => None,
     };
     if args.json {
-        let mut v = json_summary(args, &report)?;
+        let mut v = summary::json_summary(args, &report)?;
         if let (Some((rows, notes)), Some(obj)) = (&ppi, v.as_object_mut()) {
             obj.insert(
                 "ppi".into(),
@@ -96,47 +114,4 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Says on stderr how many records `--qrels` judged: a record whose question is missing from the
-/// file, or has no relevant passage, has empty `qrels_*` columns, and a file whose ids match no
-/// record would otherwise only show as empty columns.
-fn report_qrels_coverage(qrels: &std::path::Path, summary: &ragjudge_eval::summary::SummaryReport) {
-    let judged: u64 = summary
-        .systems
-        .iter()
-        .flat_map(|s| s.metrics.iter().filter(|m| m.metric == ragjudge_lexical::qrels::RECALL_COLUMN))
-        .map(|m| m.n)
-        .sum();
-    let file = qrels.display();
-    if judged == 0 && summary.records > 0 {
-        eprintln!("warning: --qrels {file}: no record's question has a relevant passage there (do the ids match?)");
-    } else {
-        let left = summary.records - judged;
-        eprintln!(
-            "--qrels {file}: {judged} of {} records judged, {left} left empty (no relevant passage there)",
-            summary.records
-        );
-    }
-}
-
-/// The summary as `--json` prints it: the per-system report, the output file, and consistency.
-fn json_summary(args: &ScoreArgs, report: &EvalReport) -> Result<Value> {
-    let mut v = serde_json::to_value(&report.summary)?;
-    let Some(obj) = v.as_object_mut() else { return Ok(v) };
-    if let Some(out) = &args.output {
-        obj.insert("output".into(), Value::from(out.display().to_string()));
-    }
-    let consistency = report.stages.iter().find_map(|s| s.consistency());
-    if let Some((c, r)) = consistency.and_then(|c| c.report.as_ref().map(|r| (c, r))) {
-        let mut m = Map::new();
-        m.insert("systems".into(), serde_json::to_value(&r.systems)?);
-        m.insert("skipped_groups".into(), Value::from(r.skipped_groups));
-        m.insert("bertscore_model".into(), serde_json::to_value(&r.bertscore_model)?);
-        if let Some(p) = &c.output {
-            m.insert("output".into(), Value::from(p.display().to_string()));
-        }
-        obj.insert("consistency".into(), Value::Object(m));
-    }
-    Ok(v)
 }
