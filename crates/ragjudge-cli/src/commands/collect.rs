@@ -279,6 +279,7 @@ fn stem_path(output: &Path, suffix: &str) -> PathBuf {
 
 /// Runs `ragjudge collect`.
 pub fn run(args: &CollectArgs) -> Result<()> {
+    ragjudge_artifacts::check_not_input(&args.output, &[&args.questions])?;
     let questions = read_questions(&args.questions)?;
     let target = args.build_target()?;
     let cache = engine::call_cache(&args.cache_choice())?;
