@@ -94,6 +94,13 @@ impl AtomicFile {
         })
     }
 
+    /// A file for `dest` holding `bytes`, not yet in place.
+    pub fn with_bytes(dest: &Path, bytes: &[u8]) -> Result<Self, ArtifactError> {
+        let mut file = AtomicFile::create(dest)?;
+        file.write_all(bytes).map_err(|e| ArtifactError::io(dest, "write", e))?;
+        Ok(file)
+    }
+
     /// The destination.
     pub fn dest(&self) -> &Path {
         &self.dest
@@ -156,9 +163,7 @@ pub fn create_parent_dirs(path: &Path) -> Result<(), ArtifactError> {
 
 /// Writes `bytes` to `path` atomically (see [`AtomicFile`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ArtifactError> {
-    let mut file = AtomicFile::create(path)?;
-    file.write_all(bytes).map_err(|e| ArtifactError::io(path, "write", e))?;
-    file.commit()
+    AtomicFile::with_bytes(path, bytes)?.commit()
 }
 
 /// Removes `.NAME.*.partial` files in `dir`: left by a killed writer of `dest`.
@@ -216,9 +221,7 @@ impl OutputSet {
 
     /// Adds a file with `bytes` as its content.
     pub fn push_bytes(&mut self, path: &Path, bytes: &[u8]) -> Result<(), ArtifactError> {
-        let mut file = AtomicFile::create(path)?;
-        file.write_all(bytes).map_err(|e| ArtifactError::io(path, "write", e))?;
-        self.files.push(file);
+        self.files.push(AtomicFile::with_bytes(path, bytes)?);
         Ok(())
     }
 

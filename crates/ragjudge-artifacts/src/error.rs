@@ -74,6 +74,22 @@ pub enum ArtifactError {
 }
 
 impl ArtifactError {
+    /// The message without the file name it starts with, for callers that name the file
+    /// themselves.
+    pub fn detail(&self) -> String {
+        let path = match self {
+            ArtifactError::Io { path, .. }
+            | ArtifactError::Busy { path, .. }
+            | ArtifactError::Json { path, .. }
+            | ArtifactError::WrongKind { path, .. }
+            | ArtifactError::NewerSchema { path, .. }
+            | ArtifactError::NoHeader { path, .. } => path,
+            ArtifactError::OutputIsInput { output, .. } => output,
+        };
+        let text = self.to_string();
+        text.strip_prefix(&format!("{}: ", path.display())).map(str::to_string).unwrap_or(text)
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, action: &'static str, source: std::io::Error) -> Self {
         ArtifactError::Io { path: path.into(), action, source }
     }

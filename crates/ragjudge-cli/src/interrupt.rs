@@ -4,7 +4,6 @@
 //! them to stop, a second one exits at once. Any other command exits at the first signal, except
 //! `serve`, which does not install this handler: it shuts down with its own grace period.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
@@ -37,15 +36,4 @@ pub fn stop_between_batches() {
 /// Whether the user asked to stop.
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
-}
-
-/// Warns about input files given more than once: their records would count twice.
-pub fn warn_repeated_inputs(inputs: &[PathBuf]) {
-    for (first, again) in ragjudge_artifacts::repeated_inputs(inputs) {
-        eprintln!(
-            "warning: {} is the same file as {}: its records are read twice (and count twice)",
-            again.display(),
-            first.display()
-        );
-    }
 }

@@ -31,6 +31,12 @@ fn many_records(dir: &Path, n: usize) -> String {
     path.display().to_string()
 }
 
+/// `score --metrics lexical` of `inputs` into `output`, which must succeed.
+fn score_lexical(inputs: &[&str], output: &str, extra: &[&str]) {
+    let args = [&["score", "--metrics", "lexical", "-o", output, "--input"][..], inputs, extra].concat();
+    stdout(&ragjudge(&args));
+}
+
 fn spawn_score(input: &str, output: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_ragjudge"))
         .args(["score", "--metrics", "lexical,ciu", "--input", input, "--output", output])
@@ -96,17 +102,7 @@ fn fault_1_an_output_equal_to_an_input_is_refused_and_the_input_kept() {
     let a = dir.path().join("a.csv").display().to_string();
     let b = dir.path().join("b.csv").display().to_string();
     for (out, shard) in [(&a, "1/2"), (&b, "2/2")] {
-        stdout(&ragjudge(&[
-            "score",
-            "--metrics",
-            "lexical",
-            "--input",
-            &example("oracle"),
-            "-o",
-            out,
-            "--shard",
-            shard,
-        ]));
+        score_lexical(&[&example("oracle")], out, &["--shard", shard]);
     }
     let shard_a = std::fs::read(&a).unwrap();
     let o = ragjudge(&["merge", &a, &b, "--output", &a]);
@@ -154,7 +150,7 @@ fn fault_2_an_interrupted_score_keeps_the_previous_output_and_says_so() {
     let _ = child.wait();
     assert_eq!(std::fs::read(&out).unwrap(), previous, "the previous output was changed");
     let small = example("wrong");
-    stdout(&ragjudge(&["score", "--metrics", "lexical", "--input", &small, "-o", &outs]));
+    score_lexical(&[&small], &outs, &[]);
     assert_eq!(partial_files(dir.path(), "scores.csv"), 0, "{:?}", files_in(dir.path()));
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(text.lines().count(), 32, "a header and the 31 records of `wrong`");
@@ -198,16 +194,7 @@ fn fault_5_a_nan_relevance_threshold_is_refused() {
 /// Scores the example with lexical metrics and writes labels `rating = 1 + 2 rougeL_f`.
 fn fusion_inputs(dir: &Path) -> (String, String) {
     let scores = dir.join("scores.csv").display().to_string();
-    stdout(&ragjudge(&[
-        "score",
-        "--metrics",
-        "lexical",
-        "--input",
-        &example("oracle"),
-        &example("wrong"),
-        "-o",
-        &scores,
-    ]));
+    score_lexical(&[&example("oracle"), &example("wrong")], &scores, &[]);
     let mut rdr = csv::Reader::from_path(&scores).unwrap();
     let h = rdr.headers().unwrap().clone();
     let col = h.iter().position(|c| c == "rougeL_f").unwrap();
@@ -268,7 +255,7 @@ fn fault_7_a_hand_edited_fusion_model_is_refused() {
 fn fault_9_an_unwritable_junit_report_exits_2_not_1() {
     let dir = tempfile::tempdir().unwrap();
     let scores = dir.path().join("s.csv").display().to_string();
-    stdout(&ragjudge(&["score", "--metrics", "lexical", "--input", &example("oracle"), "-o", &scores]));
+    score_lexical(&[&example("oracle")], &scores, &[]);
     let o = ragjudge(&["gate", &scores, "--min", "rougeL_f=0", "--junit", "/nonexistent-ragjudge-dir/x.xml"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("/nonexistent-ragjudge-dir/x.xml"), "{}", stderr(&o));

@@ -93,7 +93,7 @@ pub fn read_manifest(scores: &Path) -> Result<ShardManifest, EvalError> {
     match read_artifact::<ShardManifest>(&path) {
         Ok(doc) => Ok(doc.body),
         Err(e @ ArtifactError::NewerSchema { .. }) => Err(e.into()),
-        Err(e) => Err(EvalError::io(&path, format!("not a shard manifest: {e}"))),
+        Err(e) => Err(EvalError::io(&path, format!("not a shard manifest: {}", e.detail()))),
     }
 }
 

@@ -393,7 +393,7 @@ fn read_dice(dir: &Path, report: &str, kind: DiceKind) -> Result<DiceInput, Stri
     // A versioned leaderboard is checked against its type (a newer schema is refused in one
     // line); files of earlier versions are read by their fields.
     if kind == DiceKind::Tournament && v.get("kind").is_some() {
-        ragjudge_artifacts::read_artifact_value::<LeaderboardReport>(&path, v.clone()).map_err(|e| e.to_string())?;
+        ragjudge_artifacts::read_artifact_value::<LeaderboardReport>(&path, v.clone()).map_err(|e| e.detail())?;
     }
     let field = |name: &str| v.get(name).cloned().unwrap_or(Value::Null);
     let standings_field = match kind {

@@ -62,10 +62,8 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
     // An artifact says what it is; files of earlier versions are recognised by their fields.
     match v.get("kind").and_then(Value::as_str) {
         Some(LeaderboardReport::KIND) => {
-            let doc = read_artifact_value::<LeaderboardReport>(path, v).map_err(|e| GateError::Read {
-                path: path.display().to_string(),
-                message: strip_path(&e.to_string(), path),
-            })?;
+            let doc = read_artifact_value::<LeaderboardReport>(path, v)
+                .map_err(|e| GateError::Read { path: path.display().to_string(), message: e.detail() })?;
             return Ok(Summary::Tournament(doc.body.systems));
         }
         Some(other) => {
@@ -85,10 +83,4 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
             .map_err(|e| read_err(format!("not a leaderboard: {e}"))),
         _ => Err(read_err("neither a score summary (`score --json`) nor a leaderboard (`leaderboard.json`)".into())),
     }
-}
-
-/// `message` without a leading `path: ` (the gate's error names the path once).
-fn strip_path(message: &str, path: &Path) -> String {
-    let prefix = format!("{}: ", path.display());
-    message.strip_prefix(&prefix).unwrap_or(message).to_string()
 }

@@ -134,15 +134,8 @@ pub fn read_definitions(scores: &Path) -> Result<Option<ColumnDefinitions>, Eval
     match read_artifact::<ColumnDefinitions>(&path) {
         Ok(doc) => Ok(Some(doc.body)),
         Err(e @ (ArtifactError::NewerSchema { .. } | ArtifactError::Io { .. })) => Err(e.into()),
-        Err(e) => Err(EvalError::io(&path, format!("not a column-definitions file: {}", strip_path(&e, &path)))),
+        Err(e) => Err(EvalError::io(&path, format!("not a column-definitions file: {}", e.detail()))),
     }
-}
-
-/// The message of `e` without its leading `path: `.
-fn strip_path(e: &ArtifactError, path: &Path) -> String {
-    let text = e.to_string();
-    let prefix = format!("{}: ", path.display());
-    text.strip_prefix(&prefix).map(str::to_string).unwrap_or(text)
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         inputs.extend(args.qrels.iter().chain(&args.ppi_labels).cloned());
         check_not_input(out, &inputs)?;
     }
-    crate::interrupt::warn_repeated_inputs(&args.inputs);
+    warn_repeated_inputs(&args.inputs);
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
     let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
     let evaluator = Evaluator::new(metrics, args.eval_settings())?;
@@ -61,11 +61,12 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     if let (Some(out), Some(sink)) = (&args.output, sink) {
         // The rows with how each column was computed (for `fuse fit`) and, under a shard, what
         // `ragjudge merge` checks and sums: replaced together, a stale manifest removed.
-        let mut provenance = Provenance::of_this_process();
-        provenance.add_inputs(&args.inputs)?;
         let mut sidecars = OutputSet::new();
         stage_definitions(out, &defs, &mut sidecars)?;
         if let Some(shard) = args.shard.shard {
+            // Inputs are hashed only for the manifest, the one sidecar that records them.
+            let mut provenance = Provenance::of_this_process();
+            provenance.add_inputs(&args.inputs)?;
             let manifest = ShardManifest::new(shard, &report.summary, args.seed, evaluator.columns());
             stage_manifest(out, &manifest, &provenance, &mut sidecars)?;
         }
@@ -114,4 +115,15 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Warns about input files given more than once: their records would count twice.
+fn warn_repeated_inputs(inputs: &[std::path::PathBuf]) {
+    for (first, again) in ragjudge_artifacts::repeated_inputs(inputs) {
+        eprintln!(
+            "warning: {} is the same file as {}: its records are read twice (and count twice)",
+            again.display(),
+            first.display()
+        );
+    }
 }
