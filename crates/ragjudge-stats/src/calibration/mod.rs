@@ -160,6 +160,31 @@ impl Calibrator {
         }
     }
 
+    /// Checks parameters read from a file: what [`Calibrator::predict_proba`] relies on (isotonic
+    /// thresholds increasing and paired with values, ordinal cut-points in order, finite numbers).
+    pub fn check(&self) -> Result<(), &'static str> {
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let increasing = |v: &[f64]| v.windows(2).all(|w| w[0] < w[1]);
+        match self {
+            Calibrator::Platt(m) if !finite(&m.a) || !m.b.is_finite() => Err("platt: a weight is not a finite number"),
+            Calibrator::Isotonic(m) if m.x_thresholds.is_empty() => Err("isotonic: no thresholds"),
+            Calibrator::Isotonic(m) if m.x_thresholds.len() != m.y_thresholds.len() => {
+                Err("isotonic: as many x_thresholds as y_thresholds are needed")
+            }
+            Calibrator::Isotonic(m) if !finite(&m.x_thresholds) || !finite(&m.y_thresholds) => {
+                Err("isotonic: a threshold is not a finite number")
+            }
+            Calibrator::Isotonic(m) if !increasing(&m.x_thresholds) => Err("isotonic: x_thresholds must increase"),
+            Calibrator::Ordinal(m) if !finite(&m.beta) || !finite(&m.cutpoints) => {
+                Err("ordinal: a coefficient is not a finite number")
+            }
+            Calibrator::Ordinal(m) if !m.cutpoints.windows(2).all(|w| w[0] <= w[1]) => {
+                Err("ordinal: cutpoints must not decrease")
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Probabilities of each label level (summing to 1) for one row of scores.
     pub fn predict_proba(&self, row: &[f64]) -> Result<Vec<f64>, CalibrationError> {
         if row.len() != self.n_features() {

@@ -79,6 +79,12 @@ pub enum PipelineError {
     /// A calibrator file whose parts do not fit together.
     #[error("score columns or labels do not match the parameters")]
     Inconsistent,
+    /// A calibrator file whose parameters no fit could have produced (e.g. edited by hand).
+    #[error("malformed parameters: {problem}")]
+    Malformed {
+        /// What is wrong.
+        problem: &'static str,
+    },
 }
 
 /// How to calibrate: method, conformal error rate, split and binarisation.

@@ -40,12 +40,12 @@ pub struct Calibrated {
 
 impl FittedCalibration {
     /// Checks that a calibrator read from a file is whole: as many score columns and labels as
-    /// its parameters take.
+    /// its parameters take, and parameters that can be applied.
     pub fn check(&self) -> Result<(), PipelineError> {
         if self.score_columns.len() != self.calibrator.n_features() || self.labels.len() != self.calibrator.levels() {
             return Err(PipelineError::Inconsistent);
         }
-        Ok(())
+        self.calibrator.check().map_err(|problem| PipelineError::Malformed { problem })
     }
 
     /// Probabilities and prediction sets for one row of scores (in [`FittedCalibration::score_columns`] order).
@@ -60,7 +60,7 @@ impl FittedCalibration {
 mod tests {
     use super::*;
     use crate::calibration::pipeline::tests::separated;
-    use crate::calibration::{CalibrationError, CalibrationParams};
+    use crate::calibration::{CalibrationError, CalibrationParams, IsotonicCalibrator};
 
     #[test]
     fn the_saved_file_round_trips_and_is_checked() {
@@ -80,6 +80,25 @@ mod tests {
         let mut broken = back;
         broken.labels.push(2.0);
         assert_eq!(broken.check(), Err(PipelineError::Inconsistent));
+    }
+
+    #[test]
+    fn a_calibrator_file_with_unordered_isotonic_thresholds_is_refused() {
+        // Found by fuzzing: applying it panicked in `clamp` (min > max).
+        let text = r#"{"method":"isotonic","parameters":{"x_thresholds":[5.0,0.3,0.4,0.9],"y_thresholds":[0.0,0.0,1.0,1.0]},
+            "score_columns":["s"],"label_column":"rating","binarize":3.0,"labels":[0.0,1.0],"on":["id"],"alpha":0.2,
+            "conformal":[{"score":"lac","alpha":0.2,"n":10,"q_hat":0.5}]}"#;
+        let saved: FittedCalibration = serde_json::from_str(text).unwrap();
+        let e = saved.check().unwrap_err();
+        assert_eq!(e, PipelineError::Malformed { problem: "isotonic: x_thresholds must increase" });
+        assert_eq!(e.to_string(), "malformed parameters: isotonic: x_thresholds must increase");
+        let mut empty = saved.clone();
+        empty.calibrator = Calibrator::Isotonic(IsotonicCalibrator { x_thresholds: vec![], y_thresholds: vec![] });
+        assert_eq!(empty.check(), Err(PipelineError::Malformed { problem: "isotonic: no thresholds" }));
+        let mut short = saved;
+        short.calibrator =
+            Calibrator::Isotonic(IsotonicCalibrator { x_thresholds: vec![0.0, 1.0], y_thresholds: vec![0.0] });
+        assert!(matches!(short.check(), Err(PipelineError::Malformed { .. })));
     }
 
     #[test]
