@@ -1,0 +1,9 @@
+#![no_main]
+//! Records read as `--format csv` from `records.csv`.
+
+use libfuzzer_sys::fuzz_target;
+use ragjudge_core::Format;
+
+fuzz_target!(|data: &[u8]| {
+    ragjudge_fuzz::read_records("records.csv", data, Format::Csv);
+});
