@@ -70,3 +70,16 @@ fn parquet_from_a_stream_is_refused_in_one_line() {
         "x.parquet: Parquet input must be a file (RecordReader::open)"
     );
 }
+
+#[test]
+fn a_parquet_file_whose_decoder_panics_is_one_read_error() {
+    // Found by fuzzing: fuzz/seeds/records_parquet/records.parquet (pyarrow 24) with a few bytes
+    // changed, so that a page's definition levels run past its values; arrow-rs panicked.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corrupt_definition_levels.parquet");
+    let items: Vec<_> = RecordReader::open(&path, &ReadOptions::default()).unwrap().collect();
+    let e = items.last().unwrap().as_ref().unwrap_err();
+    assert!(e.to_string().ends_with("read error: the Parquet decoder failed (a corrupt file?)"), "{e}");
+    assert!(e.to_string().starts_with(&format!("{}:1:", path.display())), "{e}");
+    assert!(!e.to_string().contains('\n'));
+}

@@ -178,7 +178,12 @@ mod enabled {
         let columns: Vec<String> = value_cols.iter().map(|&i| names[i].clone()).collect();
         let mut rows = Vec::new();
         let mut row0 = 0u64;
-        for batch in reader {
+        let mut reader = reader;
+        loop {
+            // arrow-rs's decoder can panic on a corrupt file (arrow-rs#9992): a read error here.
+            let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next()))
+                .map_err(|_| EvalError::io(path, "read error: the Parquet decoder failed (a corrupt file?)"))?;
+            let Some(batch) = next else { break };
             let batch = batch.map_err(|e| EvalError::io(path, format!("read error: {e}")))?;
             let at = |field: &str, e: String| EvalError::io(path, format!("column `{field}`: {e}"));
             let text =

@@ -48,3 +48,15 @@ fn a_file_that_is_not_parquet_is_refused_with_its_name() {
     let e = read_rows(&path).unwrap_err().to_string();
     assert!(e.starts_with(&format!("{}: not a readable Parquet file", path.display())), "{e}");
 }
+
+#[test]
+fn a_parquet_score_file_whose_decoder_panics_is_one_read_error() {
+    // The corrupt file found by fuzzing the record reader (ragjudge-core's fixture): it has `id`
+    // and `system` columns, so reading reaches the page whose definition levels run past its values.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ragjudge-core/tests/fixtures/corrupt_definition_levels.parquet");
+    let e = read_rows(&path).unwrap_err().to_string();
+    assert!(e.ends_with("read error: the Parquet decoder failed (a corrupt file?)"), "{e}");
+    assert!(!e.contains('\n'));
+    assert!(read_score_file(&path).is_err());
+}

@@ -64,7 +64,17 @@ impl ParquetSource {
                     return true;
                 }
             }
-            match self.reader.next() {
+            // arrow-rs's decoder can panic on a corrupt file (e.g. definition levels that promise
+            // more values than the page holds, arrow-rs#9992): a panic is a read error here.
+            let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.reader.next()));
+            let Ok(next) = next else {
+                *attempts += 1;
+                let at = Some(self.row + 1);
+                let message = "read error: the Parquet decoder failed (a corrupt file?)";
+                pending.push_back((None, Err(InputError::fatal(&self.name, at, message))));
+                return false;
+            };
+            match next {
                 None => return false,
                 Some(Ok(b)) => {
                     self.batch = Some(b);
