@@ -42,12 +42,15 @@ echo "built in $(( $(date +%s) - start )) s" >&2
 start=$(date +%s)
 
 bin="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
-# Readers that take a path read a scratch file per input: in memory where possible.
-if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-    export TMPDIR=/dev/shm
-fi
 logs="$(mktemp -d)"
-trap 'rm -rf "$logs"' EXIT
+# Readers that take a path read a scratch file per input: in memory where possible, removed at the end.
+scratch_parent=/tmp
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    scratch_parent=/dev/shm
+fi
+scratch="$(mktemp -d -p "$scratch_parent" ragjudge-fuzz.XXXXXX)"
+trap 'rm -rf "$logs" "$scratch"' EXIT
+export TMPDIR="$scratch"
 failed=0
 rows=()
 for t in "${targets[@]}"; do
