@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod bradley_terry;
 pub mod calibration;
 pub mod claims;
+pub mod compare;
 pub mod elo;
 pub mod judgement;
 pub mod labels;

@@ -123,13 +123,13 @@ fn load(args: &WeaknessArgs) -> Result<Loaded> {
             for c in row.score_columns() {
                 let new =
                     !metrics.iter().any(|(m, _)| m == c) && (records.is_some() || !args.by.iter().any(|b| b == c));
-                if new && row.number(c).is_some() {
+                if new && row.holds_number(c) {
                     metrics.push((c.to_string(), vec![None; table.len() - 1]));
                 }
             }
         }
         for (name, values) in &mut metrics {
-            values.push(row.number(name));
+            values.push(row.number(path, name)?);
         }
         Ok(())
     })?;

@@ -11,8 +11,7 @@ use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::text::Lang;
 use ragjudge_dice::meta::protocol::Protocol;
-use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions, DryRunCounts};
-use ragjudge_dice::trust::TrustReport;
+use ragjudge_dice::run::{run_protocol, DiceRun, DiceRunOptions, DryRunCounts};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -108,27 +107,18 @@ impl DiceArgs {
     }
 }
 
-/// After the matches: with `--dry-run` prints the counts and returns true (nothing more to
-/// report); else fails when no pair could be judged.
-pub fn conclude(run: &DiceRun, judge_calls: usize, json_out: bool) -> Result<bool> {
-    if let Some(c) = run.dry_run_counts(judge_calls) {
-        print_dry_run(run, &c, json_out)?;
-        return Ok(true);
-    }
-    run.ensure_judged()?;
-    Ok(false)
-}
-
 /// Prints what a dry run counted.
 pub fn print_dry_run(run: &DiceRun, c: &DryRunCounts, json_out: bool) -> Result<()> {
     if json_out {
-        let report = serde_json::json!({
-            "dry_run": true,
-            "judge": run.judge().identity(),
-            "judge_calls": c.judge_calls,
-            "uncached_calls": c.uncached_calls,
-            "estimated_prompt_tokens": c.estimated_prompt_tokens,
-        });
+        /// `--dry-run --json`.
+        #[derive(serde::Serialize)]
+        struct DryRunReport<'a> {
+            dry_run: bool,
+            judge: String,
+            #[serde(flatten)]
+            counts: &'a DryRunCounts,
+        }
+        let report = DryRunReport { dry_run: true, judge: run.judge().identity(), counts: c };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
@@ -138,13 +128,6 @@ pub fn print_dry_run(run: &DiceRun, c: &DryRunCounts, json_out: bool) -> Result<
         );
     }
     Ok(())
-}
-
-/// `report` with the run's judge, usage, prior and trust fields and the provenance of this
-/// process (ragjudge version, command line), as the report files hold them.
-pub fn with_run_fields(report: serde_json::Value, run: &DiceRun, trust: &TrustReport) -> serde_json::Value {
-    let provenance = serde_json::json!({ "provenance": ragjudge_report::Provenance::of_this_process() });
-    with_fields(with_fields(report, run.report_fields(trust)), provenance)
 }
 
 /// Refuses an error level of prediction-powered intervals outside (0, 1), before any judging.
