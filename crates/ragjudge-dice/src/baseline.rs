@@ -32,7 +32,7 @@ pub fn tiers_in_order(tiers: &[f64]) -> bool {
 }
 
 /// The target's record against one tier, over questions.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TierRecord {
     /// Questions the target won.
     pub wins: usize,
@@ -56,7 +56,7 @@ impl TierRecord {
 }
 
 /// The target against one tier.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TierResult {
     /// `high`, `medium` or `low`.
     pub tier: String,
@@ -68,7 +68,7 @@ pub struct TierResult {
 }
 
 /// `baseline.json`: where the system under test falls among the baselines.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineReport {
     /// The target's Elo rating.
     pub target_elo: Option<f64>,

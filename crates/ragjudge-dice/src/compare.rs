@@ -33,7 +33,7 @@ pub struct ComparedQuestion {
 }
 
 /// `compare.json`: a match summed up from the first system's side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CompareReport {
     /// The first system.
     pub system_a: String,

@@ -55,7 +55,7 @@ struct TournamentSettings<'a> {
 }
 
 /// The judge's fields of every DICE report: who judged, how, at what cost, how trustworthy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunFields {
     /// The judge's identity.
     pub judge: String,
@@ -83,7 +83,7 @@ impl RunFields {
 }
 
 /// `leaderboard.json`: the standings, every match, and how far they can be trusted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LeaderboardReport {
     /// Standings, best first.
     pub systems: Vec<Standing>,

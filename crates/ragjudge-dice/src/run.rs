@@ -134,7 +134,7 @@ impl Default for DiceRunOptions {
 }
 
 /// A judgement that failed: `{id, system_a, system_b, error}` in reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Failure {
     /// Question id.
     pub id: String,
