@@ -13,8 +13,12 @@
 //! counted and reported, never dropped in silence; no number is NaN.
 
 mod files;
+mod job;
+mod render;
 
 pub use files::{write_files, FilesError};
+pub use job::{RobustnessJob, RobustnessJobError, RobustnessOutcome};
+pub use render::render;
 
 use ragjudge_stats::bootstrap::bootstrap_ci;
 use ragjudge_stats::StatsError;

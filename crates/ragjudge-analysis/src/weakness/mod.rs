@@ -11,9 +11,11 @@
 //! ones (adjusted p below `alpha`) whose mean is below the rest's, worst first.
 
 mod files;
+mod job;
 mod table;
 
 pub use files::{write_files, FilesError};
+pub use job::{MetricWeakness, WeaknessArtifact, WeaknessJob, WeaknessJobError, WeaknessOutcome, WeaknessRows};
 pub use table::StrataTable;
 use table::NONE;
 
