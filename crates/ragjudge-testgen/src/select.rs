@@ -132,7 +132,8 @@ pub fn select(
                 let mut texts = vec![c.answer.as_str()];
                 texts.extend(sentences.iter().copied());
                 let v = embedder.embed(&texts)?;
-                let cos = v[1..].iter().map(|s| cosine_or_zero(&v[0], s)).try_fold(0.0, |m, c| c.map(|c| m.max(c)))?;
+                let cos =
+                    v[1..].iter().map(|s| cosine_or_zero(&v[0], s)).try_fold(0.0f64, |m, c| c.map(|c| m.max(c)))?;
                 let best = cos.max(word_recall(&c.answer, &c.sources));
                 checks.grounding = Some(best);
                 if best < options.min_grounding {
