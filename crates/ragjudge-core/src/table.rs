@@ -4,8 +4,10 @@
 //!
 //! Errors are [`InputError`]s: one line naming the file, the line and the column at fault.
 
+pub mod by_record;
 pub mod join;
 
+pub use by_record::{DroppedRepeats, RecordIndex, RecordKey};
 pub use join::{
     default_join_keys, join_numbers, numbers_by_key, read_keyed, Join, JoinKeys, KeyedRow, KeyedRows, RepeatedKey,
     RepeatedKeys, SystemMissing,

@@ -2,6 +2,7 @@
 //! A/B/Tie probabilities, probabilistic scoring, and tournaments (Swiss with Elo, round robin,
 //! Bradley-Terry) over many systems.
 #![deny(missing_docs)]
+pub mod agreement;
 pub mod baseline;
 pub mod bradley_terry;
 pub mod calibration;

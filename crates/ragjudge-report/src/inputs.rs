@@ -4,7 +4,8 @@
 
 use crate::provenance::Provenance;
 use ragjudge_analysis::robustness::RobustnessReport;
-use ragjudge_analysis::weakness::WeaknessReport;
+use ragjudge_analysis::weakness::{MetricWeakness, WeaknessArtifact, WeaknessReport};
+use ragjudge_artifacts::{read_artifact_value, Artifact as _};
 use ragjudge_core::{ReadOptions, Record, RecordReader};
 use ragjudge_dice::labels::PairLabel;
 use ragjudge_dice::leaderboard::LeaderboardReport;
@@ -307,6 +308,13 @@ fn recognise_json(path: &Path) -> Result<Input, String> {
         return serde_json::from_value(v)
             .map(|c| Input::Calibration(Box::new(c)))
             .map_err(|e| format!("a calibration report with a bad field: {e}"));
+    }
+    if v.get("kind").and_then(Value::as_str) == Some(WeaknessArtifact::KIND) {
+        let doc = read_artifact_value::<WeaknessArtifact>(path, v).map_err(|e| e.to_string())?;
+        let reports = doc.body.reports.into_iter();
+        let metric =
+            |m: MetricWeakness| WeaknessInput { metric: m.metric, rows_left_out: m.rows_left_out, report: m.report };
+        return Ok(Input::Weakness(reports.map(metric).collect()));
     }
     if v.as_array().and_then(|a| a.first()).is_some_and(|m| m.get("report").and_then(|r| r.get("marginal")).is_some()) {
         return serde_json::from_value(v)

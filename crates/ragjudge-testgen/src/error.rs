@@ -42,6 +42,9 @@ pub enum TestgenError {
     /// An embedding model failed.
     #[error("embedding: {0}")]
     Model(#[from] ragjudge_models::ModelError),
+    /// Two embeddings without a cosine similarity (lengths differ, values not finite).
+    #[error("embedding: {0}")]
+    Cosine(#[from] ragjudge_core::numeric::CosineError),
     /// A chart could not be drawn.
     #[error("topic map: {0}")]
     Chart(#[from] ragjudge_charts::ChartError),

@@ -5,7 +5,7 @@ use crate::backends;
 use crate::progress::Progress;
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
-use ragjudge_trec::answer::golden::cosine;
+use ragjudge_core::numeric::cosine_or_zero;
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -97,8 +97,7 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
 pub fn run_similarity(args: &SimilarityArgs) -> Result<()> {
     let embedder = backends::embedder(&args.model, 2, None, args.precision)?;
     let v = embedder.embed(&[&args.text_a, &args.text_b])?;
-    let cos =
-        cosine(&v[0], &v[1]).ok_or_else(|| anyhow::anyhow!("the two vectors differ in length or are not finite"))?;
+    let cos = cosine_or_zero(&v[0], &v[1])?;
     if args.json {
         println!("{}", json!({"model": embedder.identity(), "cosine": cos}));
     } else {

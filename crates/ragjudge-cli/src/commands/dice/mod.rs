@@ -7,11 +7,11 @@ pub mod tournament;
 
 use crate::args::{JudgeArgs, ShardArgs};
 use crate::backends;
+use crate::commands::judge_protocol::ProtocolArgs;
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::text::Lang;
-use ragjudge_dice::meta::protocol::Protocol;
-use ragjudge_dice::run::{run_protocol, DiceRun, DiceRunOptions, DryRunCounts};
+use ragjudge_dice::run::{DiceRun, DiceRunOptions, DryRunCounts};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -36,22 +36,8 @@ pub struct DiceArgs {
     /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
     #[arg(long, short = 'o', required_unless_present = "dry_run")]
     pub output: Option<PathBuf>,
-    /// How each pair is judged: `dice` (DICE's three labels A / B / tie, both orders, stage I
-    /// unless --no-reasoning), `two-label` (a forced choice, both orders averaged), `pointwise`
-    /// (each answer graded 1-5 alone), `claims` (each answer checked claim by claim against its
-    /// reference, CRAG-style utility; needs references) or `ensemble` (two-label + pointwise).
-    /// Pointwise protocols grade each answer once. See docs/judge-eval.md for how they compare.
-    #[arg(long, default_value = "dice", value_parser = run_protocol)]
-    pub protocol: Protocol,
-    /// Sentences shown as the premise of each claim check (`--protocol claims`).
-    #[arg(long, default_value_t = ragjudge_dice::claims::DEFAULT_PREMISE_SENTENCES)]
-    pub premise_sentences: usize,
-    /// Skip stage I (the judge's analysis): score the verdict directly.
-    #[arg(long)]
-    pub no_reasoning: bool,
-    /// Judge each pair in one order only (no position-bias averaging).
-    #[arg(long)]
-    pub no_swap: bool,
+    #[command(flatten)]
+    pub judging: ProtocolArgs,
     /// Margin below which a verdict is scored softly.
     #[arg(long, default_value_t = 0.1)]
     pub tau: f64,
@@ -78,15 +64,16 @@ impl DiceArgs {
     /// The run's settings (`DiceRun::new` refuses options that only DICE's protocol has with
     /// another).
     pub fn options(&self) -> Result<DiceRunOptions> {
-        if self.premise_sentences == 0 {
+        let p = &self.judging;
+        if p.premise_sentences == 0 {
             bail!("--premise-sentences must be at least 1");
         }
         Ok(DiceRunOptions {
             tau: self.tau,
-            protocol: self.protocol,
-            premise_sentences: self.premise_sentences,
-            reasoning: !self.no_reasoning,
-            swap: !self.no_swap,
+            protocol: p.protocol,
+            premise_sentences: p.premise_sentences,
+            reasoning: !p.no_reasoning,
+            swap: !p.no_swap,
             lang: match self.lang {
                 LangArg::Auto => None,
                 LangArg::En => Some(Lang::En),
