@@ -42,6 +42,12 @@ pub enum TestgenError {
     /// An embedding model failed.
     #[error("embedding: {0}")]
     Model(#[from] ragjudge_models::ModelError),
+    /// An output could not be written.
+    #[error(transparent)]
+    Artifact(#[from] ragjudge_artifacts::ArtifactError),
+    /// A row or document that cannot be serialised.
+    #[error("cannot serialise: {0}")]
+    Record(#[source] serde_json::Error),
     /// A chart could not be drawn.
     #[error("topic map: {0}")]
     Chart(#[from] ragjudge_charts::ChartError),
