@@ -14,7 +14,7 @@ use crate::error::TestgenError;
 use crate::generate::{PromptSet, QueryType};
 
 /// Thresholds of selection.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct SelectOptions {
     /// Least P(Yes) that the source answers an answerable question (unanswerable ones need less
     /// than 1 - this).
