@@ -50,6 +50,21 @@ pub enum ConformalScore {
     Aps,
 }
 
+impl ConformalScore {
+    /// `LAC` or `APS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConformalScore::Lac => "LAC",
+            ConformalScore::Aps => "APS",
+        }
+    }
+
+    /// The column of an applied calibrator's prediction sets: `set_lac` or `set_aps`.
+    pub fn set_column(self) -> String {
+        format!("set_{}", self.name().to_ascii_lowercase())
+    }
+}
+
 /// Non-conformity score of label `y` for a row of level probabilities.
 pub fn nonconformity(score: ConformalScore, probs: &[f64], y: usize) -> f64 {
     match score {
@@ -156,7 +171,7 @@ impl BinarySet {
 }
 
 /// Empirical coverage and set sizes of prediction sets on labelled rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Coverage {
     /// Number of rows.
     pub n: usize,
