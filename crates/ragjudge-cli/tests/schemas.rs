@@ -18,6 +18,15 @@ fn kinds() -> Vec<(&'static str, Value)> {
         of::<ragjudge_dice::leaderboard::LeaderboardReport>(),
         of::<ragjudge_dice::compare::CompareReport>(),
         of::<ragjudge_dice::baseline::BaselineReport>(),
+        of::<ragjudge_dice::meta::job::JudgeEvalReport>(),
+        of::<ragjudge_analysis::weakness::WeaknessArtifact>(),
+        of::<ragjudge_analysis::robustness::RobustnessReport>(),
+        of::<ragjudge_stats::calibration::report::CalibrationReport>(),
+        of::<ragjudge_stats::calibration::saved::FittedCalibration>(),
+        of::<ragjudge_fusion::model::FusedModel>(),
+        of::<ragjudge_safety::probes::report::ProbeReport>(),
+        of::<ragjudge_testgen::pipeline::TopicsDocument>(),
+        of::<ragjudge_testgen::pipeline::TestgenSummary>(),
     ]
 }
 

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::FusionError;
 
 /// Fitted equal-frequency bins: for each metric, its ascending, distinct inner edges.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "BinsData", into = "BinsData")]
 pub struct Bins {
     n_bins: usize,
@@ -35,7 +35,7 @@ pub struct Bins {
 }
 
 /// The serialised form of [`Bins`], checked on load.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 struct BinsData {
     n_bins: usize,
     edges: Vec<Vec<f64>>,
