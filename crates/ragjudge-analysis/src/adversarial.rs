@@ -129,6 +129,8 @@ fn as_distractor(p: &Value) -> Value {
 struct Pooled {
     text: String,
     passage: Value,
+    /// The passage as JSON text.
+    json: String,
     ids: Vec<String>,
     topics: Vec<String>,
 }
@@ -167,7 +169,8 @@ pub fn context_variants(
     let all: Vec<Vec<Value>> = records.iter().enumerate().map(|(i, r)| contexts(r, i)).collect::<Result<_, _>>()?;
     let topic = |r: &Value| r.get("meta").and_then(|m| m.get("topic")).map(|t| string_of(Some(t)));
 
-    // Every distinct passage text once, in order of first appearance.
+    // Every distinct passage text once, in text order and each held by its least passage (as
+    // JSON text), so that the choice of distractors does not depend on the order of the records.
     let mut pool: Vec<Pooled> = Vec::new();
     if kinds.contains(&ContextPerturbation::Distractor) {
         let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
@@ -175,10 +178,16 @@ pub fn context_variants(
             let id = string_of(r.get("id"));
             for p in ctx {
                 let text = passage_text(p).unwrap_or_default().trim().to_string();
+                let passage = as_distractor(p);
+                let json = passage.to_string();
                 let k = *at.entry(text.clone()).or_insert_with(|| {
-                    pool.push(Pooled { text, passage: as_distractor(p), ids: Vec::new(), topics: Vec::new() });
+                    let (passage, json) = (passage.clone(), json.clone());
+                    pool.push(Pooled { text, passage, json, ids: Vec::new(), topics: Vec::new() });
                     pool.len() - 1
                 });
+                if json < pool[k].json {
+                    (pool[k].passage, pool[k].json) = (passage, json);
+                }
                 if !pool[k].ids.contains(&id) {
                     pool[k].ids.push(id.clone());
                 }
@@ -189,6 +198,7 @@ pub fn context_variants(
                 }
             }
         }
+        pool.sort_by(|a, b| a.text.cmp(&b.text));
     }
 
     let mut out = ContextVariants::default();
@@ -345,6 +355,28 @@ mod tests {
             record("q4", "tcp", &["t3"]),
             record("q5", "water", &["w5", "w1"]),
         ]
+    }
+
+    #[test]
+    fn distractors_do_not_depend_on_the_order_of_the_records() {
+        // q3 has no passage of its own: its distractor comes from the pool, whose order used to be
+        // the order in which the records first named each passage.
+        let recs = vec![
+            json!({"id": "q1", "system": "s", "contexts": ["alpha"]}),
+            json!({"id": "q2", "system": "s", "contexts": [{"id": "d9", "text": "a"}]}),
+            json!({"id": "q4", "system": "s", "contexts": [{"id": "d1", "text": "a"}]}),
+            json!({"id": "q3", "system": "s", "contexts": []}),
+        ];
+        let mut reversed = recs.clone();
+        reversed.reverse();
+        for seed in 0..20 {
+            let of = |r: &[Value]| {
+                let mut v = context_variants(r, &[ContextPerturbation::Distractor], 1, seed).unwrap().variants;
+                v.sort_by_key(|x| x.to_string());
+                v
+            };
+            assert_eq!(of(&recs), of(&reversed), "seed {seed}");
+        }
     }
 
     #[test]
