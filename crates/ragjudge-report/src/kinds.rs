@@ -9,8 +9,11 @@ use ragjudge_stats::calibration::CalibrationReport;
 use serde_json::Value;
 use std::path::Path;
 
+/// Recognises a document of one kind written before artifacts had a header.
+type IsLegacy = fn(&Value) -> bool;
+
 /// Kinds recognised in files without a header, tried in this order.
-const LEGACY: [(&str, fn(&Value) -> bool); 3] = [
+const LEGACY: [(&str, IsLegacy); 3] = [
     (LeaderboardReport::KIND, LeaderboardReport::is_legacy),
     (CalibrationReport::KIND, CalibrationReport::is_legacy),
     (FusedModel::KIND, FusedModel::is_legacy),
