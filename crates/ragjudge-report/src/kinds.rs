@@ -13,8 +13,11 @@ use ragjudge_stats::calibration::CalibrationReport;
 use serde_json::Value;
 use std::path::Path;
 
+/// Recognises a document of one kind written before artifacts had a header.
+type IsLegacy = fn(&Value) -> bool;
+
 /// Kinds recognised in files without a header, tried in this order.
-const LEGACY: [(&str, fn(&Value) -> bool); 7] = [
+const LEGACY: [(&str, IsLegacy); 7] = [
     (LeaderboardReport::KIND, LeaderboardReport::is_legacy),
     (CompareReport::KIND, CompareReport::is_legacy),
     (BaselineReport::KIND, BaselineReport::is_legacy),

@@ -83,10 +83,13 @@ impl<V> RecordIndex<V> {
     /// Adds `value` under `key`, read from `file`. A key already present keeps its first value;
     /// the repeat is counted against `file` and `false` returned.
     pub fn insert(&mut self, file: &str, key: RecordKey, value: V) -> bool {
-        if !self.values.contains_key(&key) {
-            self.values.insert(key, value);
-            return true;
-        }
+        let key = match self.values.entry(key) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(value);
+                return true;
+            }
+            std::collections::hash_map::Entry::Occupied(e) => e.key().clone(),
+        };
         let slot = (file.to_string(), key);
         match self.repeat_at.get(&slot) {
             Some(&i) => self.repeats[i].dropped += 1,

@@ -990,10 +990,8 @@ pub(super) fn provenance(ctx: &mut Ctx<'_>) -> String {
                     by.push(format!("usage <code>{}</code>", esc(&u.to_string())));
                 }
             }
-            Input::Calibration(c) => {
-                if c.provenance != crate::Provenance::default() {
-                    by.push(provenance_line(&c.provenance));
-                }
+            Input::Calibration(c) if c.provenance != crate::Provenance::default() => {
+                by.push(provenance_line(&c.provenance));
             }
             Input::FusionModel(m) => {
                 let names: Vec<String> = m.body.inputs.iter().map(|i| i.name.clone()).collect();
