@@ -74,8 +74,8 @@ fn each_json_input_is_read_by_its_kind_and_the_rest_refused_in_one_line() {
         lines,
         [
             format!(
-                "{}: a `hologram` file, of no kind `ragjudge report` reads (leaderboard, calibration-report, \
-                 fusion-model; score summaries, weakness and robustness reports)",
+                "{}: a `hologram` file, of no kind `ragjudge report` reads (leaderboard, compare, baseline, \
+                 weakness, robustness, calibration-report, fusion-model; score summaries)",
                 unknown.display()
             ),
             format!(
