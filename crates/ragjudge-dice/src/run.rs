@@ -264,10 +264,6 @@ struct RunFiles {
     verdicts_path: PathBuf,
 }
 
-fn io_error(path: &Path, e: impl std::fmt::Display) -> DiceRunError {
-    DiceRunError::io(path, e)
-}
-
 /// A `verdicts.jsonl` line: a protocol's verdict with its evidence.
 #[derive(Serialize)]
 struct VerdictLine<'a> {
@@ -283,10 +279,10 @@ struct VerdictLine<'a> {
 impl RunFiles {
     /// Starts `traces.jsonl` and `labels.jsonl` in `dir` (a re-run rewrites them from the cache).
     fn create(dir: &Path, protocol: Protocol) -> Result<Self, DiceRunError> {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, format!("cannot create: {e}")))?;
+        std::fs::create_dir_all(dir).map_err(|e| DiceRunError::io(dir, format!("cannot create: {e}")))?;
         let open = |name: &str| {
             let path = dir.join(name);
-            AtomicFile::create(&path).map_err(|e| io_error(&path, e.detail()))
+            AtomicFile::create(&path).map_err(|e| DiceRunError::io(&path, e.detail()))
         };
         let verdicts = if is_dice(protocol) { None } else { Some(open("verdicts.jsonl")?) };
         Ok(Self {
@@ -300,7 +296,7 @@ impl RunFiles {
     fn write(&mut self, j: &PairJudgement, s_a: f64, verdict: Option<&Verdict>) -> Result<(), DiceRunError> {
         let traces_path = self.traces.dest().to_path_buf();
         for t in TraceRecord::from_pair(j) {
-            writeln!(self.traces, "{}", t.to_json_line()).map_err(|e| io_error(&traces_path, e))?;
+            writeln!(self.traces, "{}", t.to_json_line()).map_err(|e| DiceRunError::io(&traces_path, e))?;
         }
         if let (Some(out), Some(v)) = (&mut self.verdicts, verdict) {
             let line = VerdictLine {
@@ -313,12 +309,12 @@ impl RunFiles {
                 verdict: v,
             };
             let path = out.dest().to_path_buf();
-            let text = serde_json::to_string(&line).map_err(|e| io_error(&path, e))?;
-            writeln!(out, "{text}").map_err(|e| io_error(&path, e))?;
+            let text = serde_json::to_string(&line).map_err(|e| DiceRunError::io(&path, e))?;
+            writeln!(out, "{text}").map_err(|e| DiceRunError::io(&path, e))?;
         }
         let labels_path = self.labels.dest().to_path_buf();
-        let line = serde_json::to_string(&PairLabel::of(j, s_a)).map_err(|e| io_error(&labels_path, e))?;
-        writeln!(self.labels, "{line}").map_err(|e| io_error(&labels_path, e))
+        let line = serde_json::to_string(&PairLabel::of(j, s_a)).map_err(|e| DiceRunError::io(&labels_path, e))?;
+        writeln!(self.labels, "{line}").map_err(|e| DiceRunError::io(&labels_path, e))
     }
 
     /// Adds the streams to `set` as sidecars of its main file.
@@ -631,7 +627,7 @@ impl DiceRun {
         if let Some(files) = self.files.take() {
             files.into_set(&mut set);
         }
-        set.commit().map_err(|e| io_error(&self.out_dir, e.detail()))
+        set.commit().map_err(|e| DiceRunError::io(&self.out_dir, e.detail()))
     }
 }
 

@@ -179,14 +179,7 @@ impl ScoreCells<'_> {
     /// The cell of `column` as a number by [`number_cell`]: `None` when absent or blank; text,
     /// `NaN` or an infinity is an error naming the file, line and column.
     pub fn number(&self, path: &Path, column: &str) -> Result<Option<f64>, EvalError> {
-        let v = match &self.cells {
-            Cells::Csv { headers, record } => {
-                number_cell(headers.iter().position(|h| h == column).and_then(|i| record.get(i)).unwrap_or(""))
-            }
-            Cells::Json(v) => ragjudge_core::table::lookup(v, column).map_or(Ok(None), number_value),
-            Cells::Parsed { columns, row } => Ok(columns.iter().position(|c| c == column).and_then(|i| row.values[i])),
-        };
-        v.map_err(|m| {
+        self.cell(column).map_err(|m| {
             InputError::new(path.display().to_string(), Some(self.line as u64), Some(column.into()), m).into()
         })
     }
@@ -194,7 +187,18 @@ impl ScoreCells<'_> {
     /// Whether the cell of `column` holds a number (for finding the score columns of a file
     /// whose other columns hold text).
     pub fn holds_number(&self, column: &str) -> bool {
-        self.number(Path::new(""), column).is_ok_and(|v| v.is_some())
+        matches!(self.cell(column), Ok(Some(_)))
+    }
+
+    /// The cell of `column` by [`number_cell`], the error without its place.
+    fn cell(&self, column: &str) -> Result<Option<f64>, String> {
+        match &self.cells {
+            Cells::Csv { headers, record } => {
+                number_cell(headers.iter().position(|h| h == column).and_then(|i| record.get(i)).unwrap_or(""))
+            }
+            Cells::Json(v) => ragjudge_core::table::lookup(v, column).map_or(Ok(None), number_value),
+            Cells::Parsed { columns, row } => Ok(columns.iter().position(|c| c == column).and_then(|i| row.values[i])),
+        }
     }
 
     /// The row's columns that may hold scores (all but `id`, `system`, `run`, `error`, `detail`),
