@@ -1,13 +1,13 @@
 //! `calibrate_fit` / `calibrate_apply`: `ragjudge_stats::calibration` (HCAT §5: Platt, isotonic or
-//! ordinal calibration, then split conformal prediction sets). The calibrator travels as the JSON
-//! text `ragjudge calibrate --save` writes, so files move freely between Python and the CLI.
+//! ordinal calibration, then split conformal prediction sets), through the library's calibration
+//! job. The calibrator travels as the JSON text `ragjudge calibrate --save` writes (artifact
+//! `calibrator`), so files move freely between Python and the CLI.
 
 use crate::error::value_error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use ragjudge_artifacts::Provenance;
 use ragjudge_stats::calibration::{CalibrationParams, FittedCalibration, LabelledScores, Method};
-use ragjudge_stats::conformal::ConformalScore;
-use serde_json::json;
 
 /// Fits a calibrator of the score rows `x` (one list per row, in `score_columns` order) to the
 /// labels `y`; returns `(calibrator_json, report_json)`.
@@ -31,8 +31,8 @@ pub fn calibrate_fit(
     binarize: Option<f64>,
     on: Vec<String>,
 ) -> PyResult<(String, String)> {
-    let method: Method = serde_json::from_value(json!(method.to_ascii_lowercase()))
-        .map_err(|_| value_error(format!("method must be platt, isotonic or ordinal, got `{method}`")))?;
+    let method = Method::from_name(method)
+        .ok_or_else(|| value_error(format!("method must be platt, isotonic or ordinal, got `{method}`")))?;
     if x.len() != y.len() {
         return Err(value_error(format!("{} score rows but {} labels", x.len(), y.len())));
     }
@@ -42,29 +42,12 @@ pub fn calibrate_fit(
     let params = CalibrationParams { method, alpha, cal_fraction, test_fraction, seed, binarize }
         .check()
         .map_err(value_error)?;
+    let rows = x.len();
     let data = LabelledScores { score_columns, label_column, x, y };
-    let (mut fitted, r) = py.detach(|| params.fit(&data)).map_err(value_error)?;
-    fitted.on = on;
-    let report = json!({
-        "method": fitted.calibrator.method().name(),
-        "score_columns": fitted.score_columns,
-        "label_column": fitted.label_column,
-        "binarize": fitted.binarize,
-        "labels": fitted.labels,
-        "joined": r.rows,
-        "fit": r.fit,
-        "calibration": r.calibration,
-        "test": r.test,
-        "seed": seed,
-        "alpha": fitted.alpha,
-        "calibrator": fitted.calibrator,
-        "quality": r.quality,
-        "quality_on": r.quality_on,
-        "reliability": r.reliability,
-        "sets": r.sets,
-    });
-    let text = serde_json::to_string_pretty(&fitted).map_err(value_error)?;
-    Ok((text, report.to_string()))
+    let provenance = Provenance::with_command(vec!["ragjudge.calibrate".into()]);
+    let c = py.detach(|| params.calibrate(&data, on, rows, provenance)).map_err(value_error)?;
+    let model = c.model_json().map_err(value_error)?;
+    Ok((model.trim_end().to_string(), c.report_json().map_err(value_error)?))
 }
 
 /// Applies a calibrator (its JSON text) to the score rows `x`; returns a dict with `labels`
@@ -72,9 +55,7 @@ pub fn calibrate_fit(
 /// conformal predictor `set_lac` / `set_aps`, one prediction set (label values) per row.
 #[pyfunction]
 pub fn calibrate_apply(py: Python<'_>, calibrator: &str, x: Vec<Vec<f64>>) -> PyResult<Py<PyDict>> {
-    let saved: FittedCalibration =
-        serde_json::from_str(calibrator).map_err(|e| value_error(format!("not a calibrator: {e}")))?;
-    saved.check().map_err(value_error)?;
+    let saved = FittedCalibration::from_json("calibrator", calibrator).map_err(|e| value_error(chain(&e)))?.body;
     let width = saved.score_columns.len();
     let applied = py.detach(|| {
         x.iter()
@@ -93,13 +74,20 @@ pub fn calibrate_apply(py: Python<'_>, calibrator: &str, x: Vec<Vec<f64>>) -> Py
     d.set_item("labels", &saved.labels)?;
     d.set_item("probs", applied.iter().map(|c| c.probs.clone()).collect::<Vec<_>>())?;
     for (k, c) in saved.conformal.iter().enumerate() {
-        let name = match c.score {
-            ConformalScore::Lac => "set_lac",
-            ConformalScore::Aps => "set_aps",
-        };
         let sets: Vec<Vec<f64>> =
             applied.iter().map(|a| a.sets[k].iter().map(|&l| saved.labels[l]).collect()).collect();
-        d.set_item(name, sets)?;
+        d.set_item(c.score.set_column(), sets)?;
     }
     Ok(d.unbind())
+}
+
+/// `e` and its causes on one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text = format!("{text}: {c}");
+        cause = c.source();
+    }
+    text
 }

@@ -6,12 +6,11 @@ use pyo3::prelude::*;
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, Format, InputError, ReadOptions, Record, RecordReader};
 use ragjudge_dice::leaderboard::{Tournament, TournamentOutcome};
-use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions};
+use ragjudge_dice::compare::{compare as compare_job, CompareOutcome};
+use ragjudge_dice::run::{run_protocol, DiceRun, DiceRunOptions};
 use ragjudge_dice::tournament::{Format as TourFormat, RankBy, TournamentConfig};
 use ragjudge_eval::models::backends::judge_or_dry_run;
 use ragjudge_eval::models::JudgeSettings;
-use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -80,12 +79,6 @@ fn setup(
     Ok(DiceSetup { judge, opts })
 }
 
-/// The run's judge, usage, prior and trust fields added to `report`, and the trust text.
-fn finish(run: &DiceRun, report: Value) -> (Value, String) {
-    let trust = run.trust();
-    (with_fields(report, run.report_fields(&trust)), trust.render())
-}
-
 /// One DICE match between the records `a` and `b` (JSON objects, joined on `id`). Returns
 /// `(report_json, questions_json, trust_text)`; `compare.json`, `traces.jsonl` and `labels.jsonl`
 /// go to `output`.
@@ -117,38 +110,17 @@ pub fn compare(
     let b_records = read_records(b).map_err(|e| record_error(py, &e, Origin::Memory))?;
     let s = setup(judge, protocol, output, reasoning, swap, tau, limit, ids, lang, debias, cache, no_cache, threads)?;
     let out = py.detach(move || -> Result<(String, String, String), String> {
-        let b: HashMap<String, &Record> = b_records.iter().map(|r| (r.id.clone(), r)).collect();
-        let (name_a, name_b) = match (a.first(), b_records.first()) {
-            (Some(x), Some(y)) => (x.system.clone(), y.system.clone()),
-            _ => return Err("both runs need records".into()),
-        };
+        // The library's compare job, as `ragjudge compare` runs it: the same files.
         let judge = Arc::from(judge_or_dry_run(&s.judge, false).map_err(|e| e.to_string())?);
         let mut run = DiceRun::new(judge, &s.opts).map_err(|e| e.to_string())?;
-        let played = run.play(&a, &b).map_err(|e| e.to_string())?;
-        run.ensure_judged().map_err(|e| e.to_string())?;
-        let summary = played.summary().ok_or("no question was scored")?;
-        let report = json!({
-            "system_a": name_a, "system_b": name_b,
-            "questions": played.rows.len(), "failed": played.failures.len(), "failures": played.failures,
-            "s_a": summary.s_a, "s_b": 1.0 - summary.s_a,
-            "wins_a": summary.wins_a, "ties": summary.ties, "wins_b": summary.wins_b,
-            "order_consistency": summary.order_consistency,
-            "categories": summary.categories, "tau": s.opts.tau,
-        });
-        let (report, trust) = finish(&run, report);
-        run.write_report("compare.json", &report).map_err(|e| e.to_string())?;
-        let rows: Vec<Value> = played
-            .rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "id": r.id, "s_a": r.s_a, "s_b": 1.0 - r.s_a, "order_consistent": r.consistent,
-                    "category_a": r.category_a.map(|c| format!("{c:?}")),
-                    "category_b": r.category_b.map(|c| format!("{c:?}")),
-                })
-            })
-            .collect();
-        Ok((report.to_string(), Value::Array(rows).to_string(), trust))
+        match compare_job(&mut run, &a, &b_records, None).map_err(|e| e.to_string())? {
+            CompareOutcome::Played(doc, questions) => Ok((
+                serde_json::to_string(&doc).map_err(|e| e.to_string())?,
+                serde_json::to_string(&questions).map_err(|e| e.to_string())?,
+                doc.body.run.trust.render(),
+            )),
+            CompareOutcome::DryRun(_) => Err("a dry run has no report".into()),
+        }
     });
     out.map_err(runtime_error)
 }

@@ -89,11 +89,7 @@ pub fn judge_settings(
     use ragjudge_eval::models::CacheChoice;
     ragjudge_eval::models::JudgeSettings {
         spec,
-        cache: match (cache, no_cache) {
-            (_, true) => CacheChoice::Disabled,
-            (Some(p), false) => CacheChoice::Path(p),
-            (None, false) => CacheChoice::Default,
-        },
+        cache: CacheChoice::from_flags(cache.as_deref(), no_cache),
         threads,
         concurrency: 8,
         timeout: std::time::Duration::from_secs(120),

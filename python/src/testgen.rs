@@ -10,21 +10,34 @@ use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
 use ragjudge_testgen::{
-    estimate, plan, read_corpus, run, Allocation, ChunkOptions, ClusterMethod, QueryType, ReadOptions, SampleOptions,
-    StrataOptions, TestgenSettings,
+    plan_collection, read_corpus, Allocation, ChunkOptions, ClusterMethod, QueryType, ReadOptions, SampleOptions,
+    StrataOptions, TestgenError, TestgenSettings,
 };
-use serde_json::Value;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-fn to_text(values: impl IntoIterator<Item = Value>) -> Vec<String> {
-    values.into_iter().map(|v| v.to_string()).collect()
+/// Each row as one line of JSON text.
+fn to_text<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<String>, String> {
+    rows.into_iter().map(|r| serde_json::to_string(&r).map_err(|e| e.to_string())).collect()
+}
+
+/// The summary of a dry run: no model was called.
+#[derive(Serialize)]
+struct DryRun {
+    dry_run: bool,
+}
+
+fn text(bytes: Result<Vec<u8>, TestgenError>) -> Result<String, String> {
+    let bytes = bytes.map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Generates questions from the collection `corpus` (files or directories, as `--corpus`).
 /// Returns a dict of JSON texts: `questions` and `rejected` (one per item), `chunks` (one per
-/// chunk, with its topic), `topics` (the `topics.json` document) and `summary` (per type, per
-/// topic, rejections by reason; `{"dry_run": true}` and no model call with `dry_run`).
+/// chunk, with its topic), `topics` (the `topics.json` artifact) and `summary` (the
+/// `summary.json` artifact: per type, per topic, rejections by reason; `{"dry_run": true}` and no
+/// model call with `dry_run`).
 #[pyfunction]
 #[pyo3(signature = (
     corpus, *, judge="local:qwen2.5-1.5b".to_string(), sample=24, per_chunk=1, types=None,
@@ -93,28 +106,28 @@ pub fn testgen(
     };
     let judge = crate::error::judge_settings(judge, cache, no_cache, threads);
     let out = py.detach(move || -> Result<_, String> {
-        let corpus = read_corpus(&corpus, ReadOptions { skip_invalid }).map_err(|e| e.to_string())?;
+        let read = read_corpus(&corpus, ReadOptions { skip_invalid }).map_err(|e| e.to_string())?;
         let encoder = EncoderSettings { batch_size: 32, threads, ..EncoderSettings::default() };
         let embedder = load_embedder(&embedder, encoder).map_err(|e| e.to_string())?;
-        let plan = plan(&corpus, embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
-        let calls = estimate(&plan, &settings);
-        let topics = plan.topics_document(&corpus, &calls);
-        let chunks = to_text(plan.chunk_rows());
+        let planned = plan_collection(read, &corpus, embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
+        let topics = text(planned.topics_json())?;
+        let chunks = to_text(planned.plan.chunk_rows())?;
         if dry_run {
-            return Ok((Vec::new(), Vec::new(), chunks, topics, serde_json::json!({"dry_run": true})));
+            let summary = serde_json::to_string(&DryRun { dry_run: true }).map_err(|e| e.to_string())?;
+            return Ok((Vec::new(), Vec::new(), chunks, topics, summary));
         }
         let judge = load_judge(&judge).map_err(|e| e.to_string())?;
-        let out = run(plan, judge.as_ref(), embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
-        let questions = to_text(out.questions.iter().map(|q| q.record.clone()));
-        let rejected = to_text(out.rejected.iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)));
-        Ok((questions, rejected, chunks, topics, out.summary()))
+        let generated = planned.generate(judge.as_ref(), embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
+        let questions = to_text(generated.output.questions.iter().map(|q| &q.record))?;
+        let rejected = to_text(&generated.output.rejected)?;
+        Ok((questions, rejected, chunks, topics, text(generated.summary_json())?))
     });
     let (questions, rejected, chunks, topics, summary) = out.map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("questions", questions)?;
     d.set_item("rejected", rejected)?;
     d.set_item("chunks", chunks)?;
-    d.set_item("topics", topics.to_string())?;
-    d.set_item("summary", summary.to_string())?;
+    d.set_item("topics", topics)?;
+    d.set_item("summary", summary)?;
     Ok(d.unbind())
 }

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use ragjudge_core::numeric::cosine_or_zero;
 use ragjudge_models::{Embedder, GenParams, Judge, Message, Prompt};
 use serde::Serialize;
 
@@ -99,12 +100,6 @@ fn clean(reply: &str) -> String {
     t.trim_matches('"').trim().to_string()
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
-    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    dot / (norm(a) * norm(b)).max(f64::MIN_POSITIVE)
-}
-
 /// Paraphrases every distinct question in `style` and checks them (the judge, and the embedder
 /// when given, with `min_similarity`); by question text.
 pub fn paraphrase_questions(
@@ -147,7 +142,7 @@ pub fn paraphrase_questions(
     let vectors = embedder.map(|e| e.embed(&texts));
     for (k, ((q, t), verdict)) in candidates.into_iter().zip(verdicts).enumerate() {
         let similarity = match &vectors {
-            Some(Ok(v)) => Some(cosine(&v[2 * k], &v[2 * k + 1])),
+            Some(Ok(v)) => Some(cosine_or_zero(&v[2 * k], &v[2 * k + 1])),
             _ => None,
         };
         let p = match verdict {
@@ -159,14 +154,17 @@ pub fn paraphrase_questions(
         };
         let why = if let Some(Err(e)) = &vectors {
             Some(format!("embedding failed: {e}"))
+        } else if let Some(Err(e)) = &similarity {
+            Some(format!("embedding similarity: {e}"))
         } else if p < 0.5 {
             Some(format!("the judge finds the meaning changed (P(same) = {p:.2})"))
-        } else if similarity.is_some_and(|s| s < min_similarity) {
-            Some(format!("embedding similarity {:.3} below {min_similarity}", similarity.unwrap_or_default()))
+        } else if let Some(Ok(s)) = similarity.filter(|s| s.is_ok_and(|s| s < min_similarity)) {
+            Some(format!("embedding similarity {s:.3} below {min_similarity}"))
         } else {
             None
         };
         let kept = why.is_none().then_some(t);
+        let similarity = similarity.and_then(Result::ok);
         out.insert(q.to_string(), Paraphrase { text: kept, same_meaning: Some(p), similarity, rejected: why });
     }
     out

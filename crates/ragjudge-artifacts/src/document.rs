@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// A JSON file one command writes for another to read.
-pub trait Artifact: Serialize + DeserializeOwned {
+/// A JSON file one command writes for another to read; its JSON Schema ([`document_schema`]) is
+/// derived from the type and committed under `docs/schemas/`.
+pub trait Artifact: Serialize + DeserializeOwned + schemars::JsonSchema {
     /// The `kind` field, e.g. `"leaderboard"`.
     const KIND: &'static str;
     /// The schema version this build writes and the newest it reads.
@@ -34,7 +35,7 @@ pub trait Artifact: Serialize + DeserializeOwned {
 }
 
 /// Where an artifact came from: enough to rerun it and to see what changed between two runs.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Provenance {
     /// The ragjudge version that wrote it.
     pub ragjudge: String,
@@ -60,7 +61,7 @@ pub struct Provenance {
 }
 
 /// One input file of an artifact.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputFile {
     /// The path as given.
     pub path: String,
@@ -155,7 +156,7 @@ fn shell_quote(arg: &str) -> String {
 }
 
 /// The fields every artifact starts with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Header {
     /// What the file is.
     pub kind: String,
@@ -164,7 +165,7 @@ pub struct Header {
 }
 
 /// An artifact as read: its header, provenance and body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Document<T> {
     /// What the file is ([`Artifact::KIND`]).
     pub kind: String,
@@ -185,6 +186,20 @@ struct DocumentRef<'a, T> {
     provenance: &'a Provenance,
     #[serde(flatten)]
     body: &'a T,
+}
+
+/// The JSON Schema of `T`'s documents (`kind` fixed to [`Artifact::KIND`]), as committed under
+/// `docs/schemas/KIND.schema.json`.
+pub fn document_schema<T: Artifact>() -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(Document<T>)).unwrap_or_default();
+    if let Some(o) = schema.as_object_mut() {
+        o.insert("title".into(), Value::from(T::KIND));
+        o.insert("$comment".into(), Value::from(format!("schema_version {}", T::SCHEMA_VERSION)));
+    }
+    if let Some(kind) = schema.pointer_mut("/properties/kind") {
+        *kind = serde_json::json!({ "description": "What the file is.", "const": T::KIND });
+    }
+    schema
 }
 
 /// `body` as its artifact document, pretty-printed with a final newline.
@@ -263,7 +278,7 @@ pub fn read_artifact_value<T: Artifact>(path: &Path, mut value: Value) -> Result
 mod tests {
     use super::*;
 
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
     struct Tally {
         count: u32,
         #[serde(default)]
@@ -284,6 +299,18 @@ mod tests {
             }
             value
         }
+    }
+
+    #[test]
+    fn the_schema_of_a_document_fixes_its_kind_and_lists_its_fields() {
+        let schema = document_schema::<Tally>();
+        assert_eq!(schema["title"], "tally");
+        assert_eq!(schema["properties"]["kind"]["const"], "tally");
+        assert_eq!(schema["properties"]["count"]["type"], "integer");
+        let required: Vec<&str> = schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        // `provenance` and `label` have defaults: a file may leave them out.
+        assert!(required.contains(&"kind") && required.contains(&"count"), "{required:?}");
+        assert!(!required.contains(&"label"), "{required:?}");
     }
 
     fn prov() -> Provenance {

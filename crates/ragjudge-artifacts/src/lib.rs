@@ -17,8 +17,8 @@ mod lock;
 
 pub use atomic::{abandon_all, create_parent_dirs, write_atomic, AtomicFile, OutputSet};
 pub use document::{
-    peek_header, read_artifact, read_artifact_value, to_json_bytes, write_artifact, Artifact, Document, Header,
-    InputFile, Provenance,
+    document_schema, peek_header, read_artifact, read_artifact_value, to_json_bytes, write_artifact, Artifact,
+    Document, Header, InputFile, Provenance,
 };
 pub use error::ArtifactError;
 pub use guard::{check_not_input, repeated_inputs};

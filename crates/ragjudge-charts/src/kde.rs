@@ -1,14 +1,10 @@
 //! Quantiles and a Gaussian kernel density estimate with Silverman's rule-of-thumb bandwidth,
 //! for box and violin plots.
 
-/// The `q`-quantile of sorted, non-empty `sorted`, interpolating linearly between order
-/// statistics (Hyndman & Fan type 7, numpy's default).
+/// The `q`-quantile of sorted, finite values ([`ragjudge_stats::quantile_sorted`]: numpy's
+/// linear interpolation); NaN for no values, which draws nothing.
 pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
-    debug_assert!(!sorted.is_empty());
-    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+    ragjudge_stats::quantile_sorted(sorted, q).unwrap_or(f64::NAN)
 }
 
 /// Sample standard deviation (n - 1 in the denominator); 0 for fewer than two values.

@@ -52,11 +52,7 @@ impl JudgeSpecArgs {
     pub fn settings(&self, threads: Option<usize>, hard_labels: bool) -> JudgeSettings {
         JudgeSettings {
             spec: self.judge.clone(),
-            cache: match (&self.cache, self.no_cache) {
-                (_, true) => CacheChoice::Disabled,
-                (Some(p), false) => CacheChoice::Path(p.clone()),
-                (None, false) => CacheChoice::Default,
-            },
+            cache: CacheChoice::from_flags(self.cache.as_deref(), self.no_cache),
             threads,
             concurrency: self.concurrency,
             timeout: std::time::Duration::from_secs(self.timeout),

@@ -4,6 +4,8 @@ mod args;
 mod backends;
 mod cli;
 mod commands;
+#[cfg(test)]
+mod defaults;
 mod interrupt;
 mod progress;
 

@@ -185,6 +185,25 @@ fn fault_4_a_gate_on_a_summary_without_records_cannot_pass() {
 }
 
 #[test]
+fn weak_spot_a_nan_cell_is_the_same_error_for_gate_weakness_and_correlate() {
+    // Once counted as missing by `gate` and `weakness` and refused by `correlate`: now refused by
+    // every reader, naming file, line and column.
+    let dir = tempfile::tempdir().unwrap();
+    let scores = write(dir.path(), "s.csv", "id,system,topic,a,b\nq1,s,x,0.5,1\nq2,s,y,NaN,2\nq3,s,x,0.7,3\n");
+    let want = format!("{scores}:3: field `a`: not a finite number: NaN");
+    let gate = ragjudge(&["gate", &scores, "--min", "a=0.1"]);
+    assert_eq!(gate.status.code(), Some(2), "{}", stderr(&gate));
+    assert!(stderr(&gate).contains(&want), "{}", stderr(&gate));
+    let out = dir.path().join("weak").display().to_string();
+    let weakness = ragjudge(&["weakness", "--scores", &scores, "--by", "topic", "--metric", "a", "--output", &out]);
+    assert!(!weakness.status.success());
+    assert!(stderr(&weakness).contains(&want), "{}", stderr(&weakness));
+    let correlate = ragjudge(&["correlate", &scores, "--x", "a", "--y", "b"]);
+    assert!(!correlate.status.success());
+    assert!(stderr(&correlate).contains(&want), "{}", stderr(&correlate));
+}
+
+#[test]
 fn fault_5_a_nan_relevance_threshold_is_refused() {
     let o =
         ragjudge(&["score", "--metrics", "retrieval", "--input", &example("oracle"), "--relevance-threshold", "NaN"]);

@@ -21,6 +21,36 @@ pub enum CollectError {
     /// A model could not be loaded.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A model backend of the caller could not make a model.
+    #[error("{0}")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A file named in the settings (a request template) could not be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A stale failures file could not be removed.
+    #[error("{}: cannot remove: {source}", path.display())]
+    Remove {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A record could not be written as JSON.
+    #[error("{}: {source}", path.display())]
+    Json {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+    /// An output could not be written or put in place (or is an input).
+    #[error(transparent)]
+    Output(#[from] ragjudge_artifacts::ArtifactError),
     /// The BM25 index could not be built or searched.
     #[error("BM25 index: {0}")]
     Index(String),

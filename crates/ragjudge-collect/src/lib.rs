@@ -14,6 +14,7 @@ pub mod bm25;
 pub mod command;
 pub mod error;
 pub mod http;
+pub mod job;
 pub mod questions;
 pub mod rag;
 pub mod reference;

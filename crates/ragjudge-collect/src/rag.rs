@@ -8,11 +8,11 @@ use crate::bm25::Bm25Index;
 use crate::error::CollectError;
 use crate::questions::Question;
 use crate::target::{Answer, CallError, Target};
+use ragjudge_core::numeric::{cosine_or_zero, CosineError};
 use ragjudge_core::text::{detect_lang, Lang};
 use ragjudge_core::Context;
 use ragjudge_models::{Embedder, GenParams, Judge, Message, ModelError, Prompt};
 use ragjudge_testgen::generate::PromptSet;
-use ragjudge_testgen::select::cosine;
 use ragjudge_testgen::{chunk_documents, read_corpus, Chunk, ChunkOptions, Corpus, ReadOptions};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -167,8 +167,12 @@ impl ReferenceRag {
                 let mut texts: Vec<&str> = vec![query];
                 texts.extend(hits.iter().map(|&i| passages.chunks[i].text.as_str()));
                 let v = emb.embed(&texts).map_err(call_error)?;
-                let mut scored: Vec<(usize, f64)> =
-                    hits.iter().zip(&v[1..]).map(|(&i, e)| (i, cosine(&v[0], e))).collect();
+                let mut scored = hits
+                    .iter()
+                    .zip(&v[1..])
+                    .map(|(&i, e)| Ok((i, cosine_or_zero(&v[0], e)?)))
+                    .collect::<Result<Vec<(usize, f64)>, CosineError>>()
+                    .map_err(|e| CallError::fatal(format!("re-ranking: {e}")))?;
                 // Stable: equal cosines keep their BM25 order.
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1));
                 hits = scored.into_iter().map(|(i, _)| i).collect();

@@ -7,6 +7,7 @@
 pub mod bom;
 pub mod error;
 pub mod metric;
+pub mod numeric;
 pub mod read;
 pub mod record;
 pub mod shard;

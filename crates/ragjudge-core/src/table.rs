@@ -4,8 +4,10 @@
 //!
 //! Errors are [`InputError`]s: one line naming the file, the line and the column at fault.
 
+pub mod by_record;
 pub mod join;
 
+pub use by_record::{DroppedRepeats, RecordIndex, RecordKey};
 pub use join::{
     default_join_keys, join_numbers, numbers_by_key, read_keyed, Join, JoinKeys, KeyedRow, KeyedRows, RepeatedKey,
     RepeatedKeys, SystemMissing,
@@ -26,23 +28,41 @@ pub struct Table {
     pub rows: Vec<(u64, Vec<Option<String>>)>,
 }
 
+/// The one rule for a numeric cell, in every file ragjudge reads numbers from (score files,
+/// labels, ratings): blank is missing (`Ok(None)`); a finite number is the value; anything else
+/// (text, `NaN`, infinities, numbers beyond `f64`) is `Err` with the message naming the cell,
+/// which callers turn into an error naming file, line and column. Nothing is silently dropped.
+pub fn number_cell(cell: &str) -> Result<Option<f64>, String> {
+    let cell = cell.trim();
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    match cell.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(Some(v)),
+        _ => Err(format!("not a finite number: {cell:.40}")),
+    }
+}
+
+/// [`number_cell`] for a JSON value: null is missing, a number or a string holding one is the
+/// value, anything else is not a number.
+pub fn number_value(v: &Value) -> Result<Option<f64>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => {
+            n.as_f64().filter(|x| x.is_finite()).map(Some).ok_or_else(|| format!("not a finite number: {n}"))
+        }
+        Value::String(s) => number_cell(s),
+        other => Err(format!("not a finite number: {:.40}", other.to_string())),
+    }
+}
+
 impl Table {
-    /// Cell `col` of row `row` as a number; empty cells are `None`, text is an error naming the
-    /// file, line and column.
+    /// Cell `col` of row `row` as a number by [`number_cell`]; an error names the file, line
+    /// and column.
     pub fn number(&self, row: usize, col: usize, col_name: &str) -> Result<Option<f64>, InputError> {
         let (line, cells) = &self.rows[row];
-        match cells[col].as_deref().map(str::trim) {
-            None | Some("") => Ok(None),
-            Some(cell) => match cell.parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(Some(v)),
-                _ => Err(InputError::new(
-                    &self.name,
-                    Some(*line),
-                    Some(col_name.to_string()),
-                    format!("not a finite number: {cell:.40}"),
-                )),
-            },
-        }
+        number_cell(cells[col].as_deref().unwrap_or(""))
+            .map_err(|m| InputError::new(&self.name, Some(*line), Some(col_name.to_string()), m))
     }
 
     /// The first `n` cells of row `row` (the key columns when they were asked for first).

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use ragjudge_stats::quantile_sorted;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -195,14 +196,6 @@ fn mm(n: usize, wins: &[f64], pairs: &[(usize, usize, f64)], cfg: &BtConfig) -> 
     (logs.into_iter().map(|l| l - mean).collect(), iterations, converged)
 }
 
-/// Percentile of sorted values by linear interpolation (numpy's default).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
-}
-
 /// Fits Bradley-Terry for `n` systems; the CI resamples question ids with replacement, each
 /// drawn id bringing all its outcomes (every match that shared that question).
 pub fn fit(n: usize, outcomes: &[PairOutcome], cfg: &BtConfig) -> BtFit {
@@ -233,10 +226,11 @@ pub fn fit(n: usize, outcomes: &[PairOutcome], cfg: &BtConfig) -> BtFit {
     }
     let alpha = (1.0 - cfg.level) / 2.0;
     let (mut ci_low, mut ci_high) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for s in &mut samples {
+    // Percentile bounds by numpy's linear interpolation; the estimate where a bound is undefined.
+    for (s, &estimate) in samples.iter_mut().zip(&bt) {
         s.sort_by(f64::total_cmp);
-        ci_low.push(percentile(s, alpha));
-        ci_high.push(percentile(s, 1.0 - alpha));
+        ci_low.push(quantile_sorted(s, alpha).unwrap_or(estimate));
+        ci_high.push(quantile_sorted(s, 1.0 - alpha).unwrap_or(estimate));
     }
     BtFit { bt, ci_low, ci_high, iterations, converged }
 }

@@ -25,7 +25,7 @@ pub const CONTENT_FREE: [&str; 3] = ["N/A", "[MASK]", ""];
 pub const PRIOR_FLOOR: f64 = 1e-6;
 
 /// The judge's prior over the verdict labels `[A, B, C]` in presentation order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LabelPrior {
     /// Mean label probabilities over the content-free prompts; sums to 1.
     pub probs: [f64; 3],

@@ -55,7 +55,7 @@ struct TournamentSettings<'a> {
 }
 
 /// The judge's fields of every DICE report: who judged, how, at what cost, how trustworthy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunFields {
     /// The judge's identity.
     pub judge: String,
@@ -83,7 +83,7 @@ impl RunFields {
 }
 
 /// `leaderboard.json`: the standings, every match, and how far they can be trusted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LeaderboardReport {
     /// Standings, best first.
     pub systems: Vec<Standing>,
@@ -120,6 +120,17 @@ impl Artifact for LeaderboardReport {
     }
 }
 
+/// The digest of `records` as JSON lines, named `name` in a provenance: what a job read, the same
+/// whether the records came from a file or from memory.
+pub fn records_digest(name: &str, records: &[Record]) -> Result<InputFile, DiceRunError> {
+    let mut bytes = Vec::new();
+    for r in records {
+        serde_json::to_writer(&mut bytes, r).map_err(|e| DiceRunError::io(Path::new(name), e))?;
+        bytes.push(b'\n');
+    }
+    Ok(InputFile::of_bytes(name, &bytes))
+}
+
 impl Tournament {
     /// Groups `records` by system; fewer than two systems is an error.
     pub fn from_records(records: impl IntoIterator<Item = Record>) -> Result<Self, DiceRunError> {
@@ -152,22 +163,14 @@ impl Tournament {
     ) -> Result<Provenance, DiceRunError> {
         let mut p = run.provenance();
         for system in &self.order {
-            let mut bytes = Vec::new();
-            for r in &self.by_system[system] {
-                serde_json::to_writer(&mut bytes, r)
-                    .map_err(|e| DiceRunError::Io { path: PathBuf::from(system), message: e.to_string() })?;
-                bytes.push(b'\n');
-            }
-            p.inputs.push(InputFile::of_bytes(&format!("records of {system}"), &bytes));
+            p.inputs.push(records_digest(&format!("records of {system}"), &self.by_system[system])?);
         }
         if let Some(s) = ppi {
-            p.add_inputs(&[&s.labels])
-                .map_err(|e| DiceRunError::Io { path: s.labels.clone(), message: e.to_string() })?;
+            p.add_inputs(&[&s.labels]).map_err(|e| DiceRunError::io(&s.labels, e))?;
         }
         let settings =
             TournamentSettings { run: run.run_settings(), tournament: config, ppi_alpha: ppi.map(|s| s.alpha) };
-        p.settings = serde_json::to_value(settings)
-            .map_err(|e| DiceRunError::Io { path: PathBuf::new(), message: e.to_string() })?;
+        p.settings = serde_json::to_value(settings).map_err(|e| DiceRunError::io(Path::new(""), e))?;
         Ok(p)
     }
 
@@ -226,7 +229,7 @@ impl Tournament {
             run: RunFields::of(run, &trust),
         };
         let provenance = self.provenance(run, config, ppi)?;
-        report.write(run.out_dir(), &provenance)?;
+        report.write(run, &provenance)?;
         Ok(TournamentOutcome::Played(Box::new(Document {
             kind: LeaderboardReport::KIND.to_string(),
             schema_version: LeaderboardReport::SCHEMA_VERSION,
@@ -237,20 +240,17 @@ impl Tournament {
 }
 
 impl LeaderboardReport {
-    /// Writes `leaderboard.json` and `leaderboard.csv` to `dir`, both complete or neither.
-    pub fn write(&self, dir: &Path, provenance: &Provenance) -> Result<(), DiceRunError> {
-        let json_path = dir.join("leaderboard.json");
-        let csv_path = dir.join("leaderboard.csv");
-        let io = |path: &Path, e: &dyn std::fmt::Display| DiceRunError::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
-        let json = to_json_bytes(provenance, self).map_err(|e| io(&json_path, &e))?;
-        let csv = self.csv().map_err(|e| io(&csv_path, &e))?;
+    /// Writes `leaderboard.json` and `leaderboard.csv` with the run's streams to the run's output
+    /// folder, all complete or none.
+    pub fn write(&self, run: &mut DiceRun, provenance: &Provenance) -> Result<(), DiceRunError> {
+        let dir = run.out_dir().to_path_buf();
+        let (json_path, csv_path) = (dir.join("leaderboard.json"), dir.join("leaderboard.csv"));
+        let json = to_json_bytes(provenance, self).map_err(|e| DiceRunError::io(&json_path, e))?;
+        let csv = self.csv().map_err(|e| DiceRunError::io(&csv_path, e))?;
         let mut set = OutputSet::new();
-        set.push_bytes(&json_path, &json).map_err(|e| io(&json_path, &e))?;
-        set.push_bytes(&csv_path, &csv).map_err(|e| io(&csv_path, &e))?;
-        set.commit().map_err(|e| io(dir, &e))
+        set.push_bytes(&json_path, &json).map_err(|e| DiceRunError::io(&json_path, e))?;
+        set.push_bytes(&csv_path, &csv).map_err(|e| DiceRunError::io(&csv_path, e))?;
+        run.commit_with_streams(set)
     }
 
     /// `leaderboard.csv`: one row per system, best first.

@@ -13,7 +13,7 @@ use crate::bradley_terry::{sigmoid, solve_spd, PairOutcome};
 use serde::{Deserialize, Serialize};
 
 /// A length-controlled fit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LcFit {
     /// Length-controlled log-strengths, centred to mean 0.
     pub bt: Vec<f64>,
@@ -92,7 +92,7 @@ pub fn fit_length_controlled(n: usize, outcomes: &[PairOutcome], len_diff: &[f64
 }
 
 /// One system's standing with and without the length term.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LcStanding {
     /// The system.
     pub system: String,
@@ -109,7 +109,7 @@ pub struct LcStanding {
 }
 
 /// The leaderboard beside its length-controlled version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LengthControl {
     /// The fit.
     pub fit: LcFit,

@@ -2,10 +2,12 @@
 //! A/B/Tie probabilities, probabilistic scoring, and tournaments (Swiss with Elo, round robin,
 //! Bradley-Terry) over many systems.
 #![deny(missing_docs)]
+pub mod agreement;
 pub mod baseline;
 pub mod bradley_terry;
 pub mod calibration;
 pub mod claims;
+pub mod compare;
 pub mod elo;
 pub mod judgement;
 pub mod labels;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The prediction-powered win rate of `system_a` over `system_b` (a tie counts one half).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PpiWinRate {
     /// The first system.
     pub system_a: String,
@@ -101,7 +101,7 @@ impl PpiWinRate {
 
 /// The prediction-powered win rates of a tournament: one per pair of systems that met, and a
 /// note for each pair with too few labels.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PpiWinRates {
     /// Per pair of systems that met, the first's win rate.
     pub pairs: Vec<PpiWinRate>,

@@ -14,16 +14,16 @@ use crate::pair_score::{score_pair, ScoredPair};
 use crate::prompts::choose_lang;
 use crate::scoring::{DiceScorer, ScoringError};
 use crate::tournament::{MatchResult, QuestionScore};
-use crate::traces::TraceWriter;
+use crate::traces::TraceRecord;
 use crate::trust::{trust_report, TrustItem, TrustReport};
+use ragjudge_artifacts::{AtomicFile, OutputSet};
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, InputError, ReadOptions, Record, RecordReader};
 use ragjudge_models::{Judge, LabelProbs, ModelError, ProbSource, Usage};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -75,6 +75,16 @@ pub enum DiceRunError {
     /// An error level of prediction-powered intervals outside (0, 1).
     #[error("--ppi-alpha must be in (0, 1), got {0}")]
     PpiAlpha(f64),
+    /// Too few human labels for a prediction-powered estimate.
+    #[error(transparent)]
+    TooFewLabels(#[from] crate::ppi::TooFewLabels),
+}
+
+impl DiceRunError {
+    /// An output that could not be written, with the reason.
+    pub fn io(path: &Path, e: impl std::fmt::Display) -> Self {
+        DiceRunError::Io { path: path.to_path_buf(), message: e.to_string() }
+    }
 }
 
 /// Settings of a DICE run.
@@ -124,7 +134,7 @@ impl Default for DiceRunOptions {
 }
 
 /// A judgement that failed: `{id, system_a, system_b, error}` in reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Failure {
     /// Question id.
     pub id: String,
@@ -240,53 +250,81 @@ pub fn index_by_id<'r, K: Copy + Eq + std::hash::Hash>(
     runs.into_iter().map(|(k, recs)| (k, recs.iter().map(|r| (r.id.clone(), r)).collect())).collect()
 }
 
-/// The files a (non-dry) run writes as it goes.
+/// The files a (non-dry) run writes as it goes: hidden partial files beside their destinations,
+/// renamed into place with the run's report ([`DiceRun::commit_with_streams`]), so an
+/// interrupted run leaves the previous run's files as they were (its verdicts are in the call
+/// cache: the re-run is free).
 struct RunFiles {
-    traces: TraceWriter,
-    traces_path: PathBuf,
-    labels: BufWriter<File>,
-    labels_path: PathBuf,
+    traces: AtomicFile,
+    labels: AtomicFile,
     /// `verdicts.jsonl`: a protocol's verdicts with their evidence (not for DICE, whose traces
     /// hold it).
-    verdicts: Option<(BufWriter<File>, PathBuf)>,
+    verdicts: Option<AtomicFile>,
+    /// `verdicts.jsonl`, removed with the commit when this run does not write it.
+    verdicts_path: PathBuf,
 }
 
-fn io_error(path: &Path, e: impl std::fmt::Display) -> DiceRunError {
-    DiceRunError::Io { path: path.to_path_buf(), message: e.to_string() }
+/// A `verdicts.jsonl` line: a protocol's verdict with its evidence.
+#[derive(Serialize)]
+struct VerdictLine<'a> {
+    id: &'a str,
+    system_a: &'a str,
+    system_b: &'a str,
+    prompt_version: &'a str,
+    judge: &'a str,
+    s_a: f64,
+    verdict: &'a Verdict,
 }
 
 impl RunFiles {
-    /// Starts fresh `traces.jsonl` and `labels.jsonl` in `dir` (a re-run rewrites them from the cache).
+    /// Starts `traces.jsonl` and `labels.jsonl` in `dir` (a re-run rewrites them from the cache).
     fn create(dir: &Path, protocol: Protocol) -> Result<Self, DiceRunError> {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, format!("cannot create: {e}")))?;
-        let traces_path = dir.join("traces.jsonl");
-        let labels_path = dir.join("labels.jsonl");
-        let _ = std::fs::remove_file(&traces_path);
-        let traces = TraceWriter::append(&traces_path).map_err(|e| io_error(&traces_path, e))?;
-        let labels = File::create(&labels_path).map_err(|e| io_error(&labels_path, format!("cannot create: {e}")))?;
-        let verdicts_path = dir.join("verdicts.jsonl");
-        let _ = std::fs::remove_file(&verdicts_path);
-        let verdicts = if is_dice(protocol) {
-            None
-        } else {
-            let f =
-                File::create(&verdicts_path).map_err(|e| io_error(&verdicts_path, format!("cannot create: {e}")))?;
-            Some((BufWriter::new(f), verdicts_path))
+        std::fs::create_dir_all(dir).map_err(|e| DiceRunError::io(dir, format!("cannot create: {e}")))?;
+        let open = |name: &str| {
+            let path = dir.join(name);
+            AtomicFile::create(&path).map_err(|e| DiceRunError::io(&path, e.detail()))
         };
-        Ok(Self { traces, traces_path, labels: BufWriter::new(labels), labels_path, verdicts })
+        let verdicts = if is_dice(protocol) { None } else { Some(open("verdicts.jsonl")?) };
+        Ok(Self {
+            traces: open("traces.jsonl")?,
+            labels: open("labels.jsonl")?,
+            verdicts,
+            verdicts_path: dir.join("verdicts.jsonl"),
+        })
     }
 
     fn write(&mut self, j: &PairJudgement, s_a: f64, verdict: Option<&Verdict>) -> Result<(), DiceRunError> {
-        self.traces.write_pair(j).map_err(|e| io_error(&self.traces_path, e))?;
-        if let (Some((out, path)), Some(v)) = (&mut self.verdicts, verdict) {
-            let line = json!({
-                "id": j.question_id, "system_a": j.system_a, "system_b": j.system_b,
-                "prompt_version": j.prompt_version, "judge": j.judge, "s_a": s_a, "verdict": v,
-            });
-            writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| io_error(path, e))?;
+        let traces_path = self.traces.dest().to_path_buf();
+        for t in TraceRecord::from_pair(j) {
+            writeln!(self.traces, "{}", t.to_json_line()).map_err(|e| DiceRunError::io(&traces_path, e))?;
         }
-        let line = serde_json::to_string(&PairLabel::of(j, s_a)).map_err(|e| io_error(&self.labels_path, e))?;
-        writeln!(self.labels, "{line}").and_then(|_| self.labels.flush()).map_err(|e| io_error(&self.labels_path, e))
+        if let (Some(out), Some(v)) = (&mut self.verdicts, verdict) {
+            let line = VerdictLine {
+                id: &j.question_id,
+                system_a: &j.system_a,
+                system_b: &j.system_b,
+                prompt_version: &j.prompt_version,
+                judge: &j.judge,
+                s_a,
+                verdict: v,
+            };
+            let path = out.dest().to_path_buf();
+            let text = serde_json::to_string(&line).map_err(|e| DiceRunError::io(&path, e))?;
+            writeln!(out, "{text}").map_err(|e| DiceRunError::io(&path, e))?;
+        }
+        let labels_path = self.labels.dest().to_path_buf();
+        let line = serde_json::to_string(&PairLabel::of(j, s_a)).map_err(|e| DiceRunError::io(&labels_path, e))?;
+        writeln!(self.labels, "{line}").map_err(|e| DiceRunError::io(&labels_path, e))
+    }
+
+    /// Adds the streams to `set` as sidecars of its main file.
+    fn into_set(self, set: &mut OutputSet) {
+        set.push(self.traces);
+        set.push(self.labels);
+        match self.verdicts {
+            Some(v) => set.push(v),
+            None => set.remove_if_unwritten(&self.verdicts_path),
+        }
     }
 }
 
@@ -577,27 +615,19 @@ impl DiceRun {
         trust_report(&items, self.scorer.tau)
     }
 
-    /// What every DICE report shares: judge, usage, label prior and the trust report `trust`.
-    pub fn report_fields(&self, trust: &TrustReport) -> Value {
-        json!({
-            "judge": self.judge.identity(),
-            "protocol": self.protocol.name(),
-            "usage": self.judge.usage(),
-            "label_prior": self.prior(),
-            "trust": trust,
-        })
-    }
-
     /// The output directory.
     pub fn out_dir(&self) -> &Path {
         &self.out_dir
     }
 
-    /// Writes `report` as pretty JSON to `OUTPUT/name`.
-    pub fn write_report(&self, name: &str, report: &Value) -> Result<(), DiceRunError> {
-        let path = self.out_dir.join(name);
-        let text = serde_json::to_string_pretty(report).map_err(|e| io_error(&path, e))?;
-        ragjudge_artifacts::write_atomic(&path, text.as_bytes()).map_err(|e| io_error(&path, e))
+    /// Replaces the run's report files (`set`, its main file first) and its streams
+    /// (`traces.jsonl`, `labels.jsonl`, `verdicts.jsonl`) together: all complete, or the
+    /// previous run's files as they were. The streams are committed once.
+    pub fn commit_with_streams(&mut self, mut set: OutputSet) -> Result<(), DiceRunError> {
+        if let Some(files) = self.files.take() {
+            files.into_set(&mut set);
+        }
+        set.commit().map_err(|e| DiceRunError::io(&self.out_dir, e.detail()))
     }
 }
 
@@ -709,12 +739,4 @@ fn as_judgement(v: &Verdict, a: &Record, b: &Record, protocol: Protocol, judge: 
         probs: two(v.s_first),
         prior: None,
     }
-}
-
-/// Adds the fields of [`DiceRun::report_fields`] to a report object.
-pub fn with_fields(mut report: Value, fields: Value) -> Value {
-    if let (Some(r), Value::Object(f)) = (report.as_object_mut(), fields) {
-        r.extend(f);
-    }
-    report
 }

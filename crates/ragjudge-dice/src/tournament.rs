@@ -91,7 +91,7 @@ impl Default for TournamentConfig {
 }
 
 /// One played match.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlayedMatch {
     /// Round, 0-based (Swiss round or circle-method round-robin round).
     pub round: usize,
@@ -108,7 +108,7 @@ pub struct PlayedMatch {
 }
 
 /// A system's final standing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Standing {
     /// System name.
     pub system: String,

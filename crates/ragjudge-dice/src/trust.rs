@@ -42,7 +42,7 @@ pub struct TrustItem<'a> {
 }
 
 /// Summary statistics of a set of values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Spread {
     /// Number of values.
     pub n: usize,
@@ -71,7 +71,7 @@ impl Spread {
 }
 
 /// The judge-trust report of a set of pairwise judgements.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrustReport {
     /// Pairs judged.
     pub pairs: usize,

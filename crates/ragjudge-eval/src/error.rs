@@ -52,6 +52,13 @@ pub enum EvalError {
         /// Records scored before the stop.
         scored: u64,
     },
+    /// No system has both labelled and unlabelled scored records, so no prediction-powered
+    /// estimate can be made.
+    #[error("{}: no system has both labelled and unlabelled scored records (joined on id, system)", labels.display())]
+    NoPpiEstimate {
+        /// The label file.
+        labels: PathBuf,
+    },
     /// Every record was skipped as invalid (or there was none).
     #[error("no valid records to score ({skipped} skipped as invalid)")]
     NoRecords {

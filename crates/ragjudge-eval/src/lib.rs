@@ -28,6 +28,7 @@ pub mod families;
 pub mod merge;
 pub mod models;
 pub mod parquet;
+pub mod ppi;
 pub mod progress;
 pub mod scores;
 pub mod sink;

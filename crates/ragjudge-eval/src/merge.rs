@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// What one shard's run was: written beside its per-record rows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShardManifest {
     /// The shard, `i/n`.
     pub shard: String,

@@ -2,6 +2,7 @@
 //! `system` and numeric columns), for the commands that analyse scores after the fact.
 
 use crate::error::EvalError;
+use ragjudge_core::table::{number_cell, number_value};
 use ragjudge_core::InputError;
 use serde_json::Value;
 use std::path::Path;
@@ -18,7 +19,7 @@ pub struct ScoreRow {
     pub system: String,
     /// Repetition index, if any.
     pub run: Option<u32>,
-    /// One value per column of [`ScoreFile::columns`]; empty, non-numeric or non-finite cells are `None`.
+    /// One value per column of [`ScoreFile::columns`]; blank cells are `None`.
     pub values: Vec<Option<f64>>,
 }
 
@@ -32,7 +33,10 @@ pub struct ScoreFile {
 }
 
 /// Reads a CSV (with a header row; needs `id` and `system` columns), Parquet (feature `parquet`)
-/// or JSONL score file (`run`, `error` and `detail` are not scores).
+/// or JSONL score file (`run`, `error` and `detail` are not scores). A score column is one that
+/// holds a number; its other cells must be blank (missing) or numbers too
+/// ([`ragjudge_core::table::number_cell`]): a `NaN` or a word among the numbers is an error
+/// naming file, line and column, never a silently missing value.
 pub fn read_score_file(path: &Path) -> Result<ScoreFile, EvalError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let raw = match ext.as_str() {
@@ -41,24 +45,33 @@ pub fn read_score_file(path: &Path) -> Result<ScoreFile, EvalError> {
         _ => read_jsonl(path)?,
     };
     let mut columns: Vec<String> = Vec::new();
-    for (_, _, _, vals) in &raw {
-        for (c, v) in vals {
-            if v.is_some() && !columns.contains(c) {
+    for row in &raw {
+        for (c, v) in &row.cells {
+            if matches!(v, Ok(Some(_))) && !columns.contains(c) {
                 columns.push(c.clone());
             }
         }
     }
-    let rows = raw
-        .into_iter()
-        .map(|(id, system, run, vals)| {
-            let values = columns.iter().map(|c| vals.iter().find(|(k, _)| k == c).and_then(|(_, v)| *v)).collect();
-            ScoreRow { id, system, run, values }
-        })
-        .collect();
+    let mut rows = Vec::with_capacity(raw.len());
+    for row in raw {
+        let mut values = vec![None; columns.len()];
+        for (c, v) in row.cells {
+            let Some(i) = columns.iter().position(|x| *x == c) else { continue };
+            values[i] = v.map_err(|m| InputError::new(path.display().to_string(), Some(row.line), Some(c), m))?;
+        }
+        rows.push(ScoreRow { id: row.id, system: row.system, run: row.run, values });
+    }
     Ok(ScoreFile { columns, rows })
 }
 
-type RawRow = (String, String, Option<u32>, Vec<(String, Option<f64>)>);
+/// A row as read, before the score columns are known: each cell by [`number_cell`].
+struct RawRow {
+    line: u64,
+    id: String,
+    system: String,
+    run: Option<u32>,
+    cells: Vec<(String, Result<Option<f64>, String>)>,
+}
 
 /// An error at a 1-based line of `path`, rendered `FILE:LINE: message`.
 fn at_line(path: &Path, line: usize, message: String) -> EvalError {
@@ -80,16 +93,20 @@ fn read_csv(path: &Path) -> Result<Vec<RawRow>, EvalError> {
     let mut rows = Vec::new();
     for (line, rec) in r.records().enumerate() {
         let rec = rec.map_err(|e| at_line(path, line + 2, e.to_string()))?;
-        let vals = headers
+        let cells = headers
             .iter()
             .enumerate()
             .filter(|(_, h)| is_score(h))
-            .map(|(i, h)| {
-                (h.to_string(), rec.get(i).and_then(|v| v.trim().parse::<f64>().ok()).filter(|x| x.is_finite()))
-            })
+            .map(|(i, h)| (h.to_string(), number_cell(rec.get(i).unwrap_or(""))))
             .collect();
         let run = run.and_then(|r| rec.get(r)).and_then(|r| r.trim().parse::<u32>().ok());
-        rows.push((rec.get(id).unwrap_or("").to_string(), rec.get(sys).unwrap_or("").to_string(), run, vals));
+        rows.push(RawRow {
+            line: line as u64 + 2,
+            id: rec.get(id).unwrap_or("").to_string(),
+            system: rec.get(sys).unwrap_or("").to_string(),
+            run,
+            cells,
+        });
     }
     Ok(rows)
 }
@@ -99,7 +116,14 @@ fn read_parquet(path: &Path) -> Result<Vec<RawRow>, EvalError> {
     Ok(table
         .rows
         .into_iter()
-        .map(|r| (r.id, r.system, r.run, table.columns.iter().cloned().zip(r.values).collect()))
+        .enumerate()
+        .map(|(i, r)| RawRow {
+            line: i as u64 + 1,
+            id: r.id,
+            system: r.system,
+            run: r.run,
+            cells: table.columns.iter().cloned().zip(r.values.into_iter().map(Ok)).collect(),
+        })
         .collect())
 }
 
@@ -110,13 +134,9 @@ fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, EvalError> {
         let v: Value = serde_json::from_str(l).map_err(|e| at_line(path, line + 1, format!("not JSON: {e}")))?;
         let Value::Object(o) = v else { return Err(at_line(path, line + 1, "not a JSON object".into())) };
         let get = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let vals = o
-            .iter()
-            .filter(|(k, _)| is_score(k))
-            .map(|(k, v)| (k.clone(), v.as_f64().filter(|x| x.is_finite())))
-            .collect();
+        let cells = o.iter().filter(|(k, _)| is_score(k)).map(|(k, v)| (k.clone(), number_value(v))).collect();
         let run = o.get("run").and_then(Value::as_u64).and_then(|r| u32::try_from(r).ok());
-        rows.push((get("id"), get("system"), run, vals));
+        rows.push(RawRow { line: line as u64 + 1, id: get("id"), system: get("system"), run, cells });
     }
     Ok(rows)
 }
@@ -156,18 +176,29 @@ impl ScoreCells<'_> {
         text.filter(|t| !t.trim().is_empty())
     }
 
-    /// The cell of `column` as a finite number (`None` when absent, empty or not a number).
-    pub fn number(&self, column: &str) -> Option<f64> {
-        let v = match &self.cells {
-            Cells::Csv { headers, record } => headers
-                .iter()
-                .position(|h| h == column)
-                .and_then(|i| record.get(i))
-                .and_then(|t| t.trim().parse::<f64>().ok()),
-            Cells::Json(v) => ragjudge_core::table::lookup(v, column).and_then(Value::as_f64),
-            Cells::Parsed { columns, row } => columns.iter().position(|c| c == column).and_then(|i| row.values[i]),
-        };
-        v.filter(|x| x.is_finite())
+    /// The cell of `column` as a number by [`number_cell`]: `None` when absent or blank; text,
+    /// `NaN` or an infinity is an error naming the file, line and column.
+    pub fn number(&self, path: &Path, column: &str) -> Result<Option<f64>, EvalError> {
+        self.cell(column).map_err(|m| {
+            InputError::new(path.display().to_string(), Some(self.line as u64), Some(column.into()), m).into()
+        })
+    }
+
+    /// Whether the cell of `column` holds a number (for finding the score columns of a file
+    /// whose other columns hold text).
+    pub fn holds_number(&self, column: &str) -> bool {
+        matches!(self.cell(column), Ok(Some(_)))
+    }
+
+    /// The cell of `column` by [`number_cell`], the error without its place.
+    fn cell(&self, column: &str) -> Result<Option<f64>, String> {
+        match &self.cells {
+            Cells::Csv { headers, record } => {
+                number_cell(headers.iter().position(|h| h == column).and_then(|i| record.get(i)).unwrap_or(""))
+            }
+            Cells::Json(v) => ragjudge_core::table::lookup(v, column).map_or(Ok(None), number_value),
+            Cells::Parsed { columns, row } => Ok(columns.iter().position(|c| c == column).and_then(|i| row.values[i])),
+        }
     }
 
     /// The row's columns that may hold scores (all but `id`, `system`, `run`, `error`, `detail`),
@@ -240,11 +271,11 @@ mod tests {
     fn csv_and_jsonl_give_the_same_table() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("s.csv");
-        std::fs::write(&csv, "id,system,run,a,b,error\nq1,s,,0.5,,\nq2,s,1,x,2,boom\n").unwrap();
+        std::fs::write(&csv, "id,system,run,a,b,error\nq1,s,,0.5,,\nq2,s,1, ,2,boom\n").unwrap();
         let jsonl = dir.path().join("s.jsonl");
         std::fs::write(
             &jsonl,
-            "{\"id\":\"q1\",\"system\":\"s\",\"a\":0.5,\"b\":null}\n\n{\"id\":\"q2\",\"system\":\"s\",\"run\":1,\"a\":\"x\",\"b\":2,\"error\":\"boom\"}\n",
+            "{\"id\":\"q1\",\"system\":\"s\",\"a\":0.5,\"b\":null}\n\n{\"id\":\"q2\",\"system\":\"s\",\"run\":1,\"a\":\"\",\"b\":2,\"error\":\"boom\"}\n",
         )
         .unwrap();
         for path in [&csv, &jsonl] {
@@ -266,20 +297,54 @@ mod tests {
     }
 
     #[test]
+    fn a_word_or_nan_among_the_numbers_of_a_score_column_is_an_error_with_its_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("s.csv", "id,system,a,note\nq1,s,0.5,fine\nq2,s,NaN,ok\n", 3, "NaN"),
+            ("t.csv", "id,system,a\nq1,s,0.5\nq2,s,high\n", 3, "high"),
+            (
+                "s.jsonl",
+                "{\"id\":\"q1\",\"system\":\"s\",\"a\":0.5}\n{\"id\":\"q2\",\"system\":\"s\",\"a\":\"x\"}\n",
+                2,
+                "x",
+            ),
+        ];
+        for (name, text, line, cell) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let want = format!("{}:{line}: field `a`: not a finite number: {cell}", path.display());
+            assert_eq!(read_score_file(&path).unwrap_err().to_string(), want);
+            let mut err = None;
+            let _ = scan_score_file(&path, |c| {
+                if let Err(e) = c.number(&path, "a") {
+                    err.get_or_insert(e.to_string());
+                }
+                Ok(())
+            });
+            assert_eq!(err.as_deref(), Some(want.as_str()), "{name}");
+        }
+        // A column of words alone is not a score column.
+        let words = dir.path().join("w.csv");
+        std::fs::write(&words, "id,system,a,note\nq1,s,0.5,fine\n").unwrap();
+        assert_eq!(read_score_file(&words).unwrap().columns, ["a"]);
+    }
+
+    #[test]
     fn scanning_streams_the_same_cells() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("s.csv");
-        std::fs::write(&csv, "id,system,topic,a,b\nq1,s,Rome, 0.5 ,\nq2,s,,x,2\n").unwrap();
+        std::fs::write(&csv, "id,system,topic,a,b\nq1,s,Rome, 0.5 ,\nq2,s,,,2\n").unwrap();
         let jsonl = dir.path().join("s.jsonl");
         std::fs::write(
             &jsonl,
-            "{\"id\":\"q1\",\"system\":\"s\",\"topic\":\"Rome\",\"a\":0.5,\"b\":null}\n\n{\"id\":\"q2\",\"system\":\"s\",\"topic\":\" \",\"a\":\"x\",\"b\":2}\n",
+            "{\"id\":\"q1\",\"system\":\"s\",\"topic\":\"Rome\",\"a\":0.5,\"b\":null}\n\n{\"id\":\"q2\",\"system\":\"s\",\"topic\":\" \",\"a\":null,\"b\":2}\n",
         )
         .unwrap();
         for (path, lines) in [(&csv, [2, 3]), (&jsonl, [1, 3])] {
             let mut seen = Vec::new();
             scan_score_file(path, |c| {
-                seen.push((c.line, c.text("topic"), c.number("a"), c.number("b"), c.score_columns().join(",")));
+                let (a, b) = (c.number(path, "a")?, c.number(path, "b")?);
+                seen.push((c.line, c.text("topic"), a, b, c.score_columns().join(",")));
                 Ok(())
             })
             .unwrap();

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::FusionError;
 
 /// Fitted equal-frequency bins: for each metric, its ascending, distinct inner edges.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "BinsData", into = "BinsData")]
 pub struct Bins {
     n_bins: usize,
@@ -35,7 +35,7 @@ pub struct Bins {
 }
 
 /// The serialised form of [`Bins`], checked on load.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 struct BinsData {
     n_bins: usize,
     edges: Vec<Vec<f64>>,
@@ -75,29 +75,6 @@ impl TryFrom<BinsData> for Bins {
     }
 }
 
-/// `numpy.quantile(sorted, q)` with `method="linear"` on an ascending, non-empty slice.
-fn quantile_linear(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
-    let h = (n - 1) as f64 * q;
-    if h >= (n - 1) as f64 {
-        return sorted[n - 1];
-    }
-    if h < 0.0 {
-        return sorted[0];
-    }
-    let lo = h.floor();
-    let gamma = h - lo;
-    let lo = lo as usize;
-    let (a, b) = (sorted[lo], sorted[lo + 1]);
-    // numpy `_lerp`: a + (b - a) t, or b - (b - a)(1 - t) when t >= 0.5.
-    let diff = b - a;
-    if gamma >= 0.5 {
-        b - diff * (1.0 - gamma)
-    } else {
-        a + diff * gamma
-    }
-}
-
 impl Bins {
     /// Fits equal-frequency bins per column from the training rows (`x[record][metric]`): inner
     /// edges at the quantiles 1/N, ..., (N-1)/N (`numpy.quantile`, linear interpolation). Equal
@@ -132,8 +109,9 @@ impl Bins {
                 col.sort_by(f64::total_cmp);
                 let mut e: Vec<f64> = Vec::with_capacity(n_bins - 1);
                 for k in 1..n_bins {
-                    let q = quantile_linear(&col, k as f64 / n_bins as f64);
-                    if e.last().is_none_or(|&last| q > last) {
+                    // Non-empty and finite (checked above), so every quantile exists.
+                    let q = ragjudge_stats::quantile_sorted(&col, k as f64 / n_bins as f64);
+                    if let Some(q) = q.filter(|&q| e.last().is_none_or(|&last| q > last)) {
                         e.push(q);
                     }
                 }

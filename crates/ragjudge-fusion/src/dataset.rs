@@ -157,6 +157,41 @@ pub fn load(
 }
 
 impl Dataset {
+    /// Rows already joined by the caller (e.g. a data frame): `x` in `inputs` order, `y` the
+    /// labels. Counts every row as joined; refuses ragged rows, non-finite values and a constant
+    /// label, naming the row.
+    pub fn from_rows(
+        inputs: Vec<String>,
+        label: String,
+        x: Vec<Vec<f64>>,
+        y: Vec<f64>,
+    ) -> Result<Dataset, FusionError> {
+        let bad = |m: String| Err(FusionError::Data(m));
+        if x.len() != y.len() {
+            return bad(format!("{} score rows but {} labels", x.len(), y.len()));
+        }
+        if x.is_empty() {
+            return bad("no labelled row to fit on".into());
+        }
+        if let Some(i) = x.iter().position(|r| r.len() != inputs.len()) {
+            return bad(format!("row {i}: {} values for {} inputs", x[i].len(), inputs.len()));
+        }
+        let non_finite = x.iter().enumerate().find_map(|(i, r)| r.iter().position(|v| !v.is_finite()).map(|j| (i, j)));
+        if let Some((i, j)) = non_finite {
+            return bad(format!("row {i}: `{}` is not a finite number", inputs[j]));
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return bad(format!("row {i}: the label is not a finite number"));
+        }
+        if y.iter().all(|&v| v == y[0]) {
+            return bad(format!("every label is {}; a constant label cannot be learned", y[0]));
+        }
+        let n = y.len();
+        let counts = JoinCounts { score_rows: n, labels: n, joined: n, ..JoinCounts::default() };
+        let keys = (0..n).map(|i| vec![i.to_string()]).collect();
+        Ok(Dataset { inputs, label, keys, x, y, counts })
+    }
+
     /// The rows at `idx`, as a new data set (same inputs and label).
     pub fn subset(&self, idx: &[usize]) -> Dataset {
         Dataset {

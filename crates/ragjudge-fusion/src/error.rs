@@ -1,5 +1,7 @@
 //! The error type of the fusion crate.
 
+use std::path::PathBuf;
+
 /// Why a fusion step failed. Every message is one line that names the file, line or column at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum FusionError {
@@ -12,7 +14,24 @@ pub enum FusionError {
     /// Training failed (a solver error, a non-finite loss).
     #[error("{0}")]
     Training(String),
-    /// A saved model cannot be read, or was fitted on inputs defined differently.
+    /// A saved model was fitted on inputs defined differently, or its numbers cannot be applied.
     #[error("{0}")]
     Model(String),
+    /// A model file that cannot be read or written (the message names the file).
+    #[error(transparent)]
+    File(#[from] ragjudge_artifacts::ArtifactError),
+    /// A JSON file of another format than a fusion model.
+    #[error("{}: model format {format}; this version reads `fusion-model` files and {}", path.display(), crate::model::FORMAT)]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// Its `format` field.
+        format: String,
+    },
+    /// A score file that cannot be read.
+    #[error(transparent)]
+    Input(#[from] ragjudge_core::InputError),
+    /// An output table that cannot be written.
+    #[error("cannot write the fused scores: {0}")]
+    Csv(#[from] csv::Error),
 }

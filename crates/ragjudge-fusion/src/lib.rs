@@ -4,11 +4,13 @@
 //!
 //! Data flows one way: a [`dataset::Dataset`] (metric columns joined to human labels) -> a fitted
 //! [`model::FusedModel`] -> per-record scores (and, for MoE-CIU, the gate's weight on each
-//! metric for the record). [`study`] runs the paper's evaluation protocol.
+//! metric for the record). [`job`] fits and applies a model as the command line and Python do;
+//! [`study`] runs the paper's evaluation protocol.
 
 pub mod bins;
 pub mod dataset;
 pub mod error;
+pub mod job;
 pub mod linear;
 pub mod model;
 pub mod moe;

@@ -11,7 +11,7 @@ use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
 /// `y = intercept + coef . x`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Linear {
     /// One weight per input.
     pub coef: Vec<f64>,
@@ -49,7 +49,7 @@ impl Linear {
 
 /// Per-column standardisation `(v - mean) / sd` with the training mean and population standard
 /// deviation (as scikit-learn's `StandardScaler`; a constant column keeps sd 1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Scaler {
     /// Column means.
     pub mean: Vec<f64>,

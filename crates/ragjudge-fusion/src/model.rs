@@ -1,18 +1,20 @@
-//! A fitted fusion model and its file: the model (least squares, SVR or a mixture of experts),
-//! the input columns it reads with how each was computed, and the label it predicts. A model
-//! refuses inputs computed differently from those it was fitted on (the CIU paper's fused score
-//! is only meaningful on the metric definitions it was trained with, section 3.3).
+//! A fitted fusion model and its file (artifact kind `fusion-model`): the model (least squares,
+//! SVR or a mixture of experts), the input columns it reads with how each was computed, and the
+//! label it predicts. A model refuses inputs computed differently from those it was fitted on
+//! (the CIU paper's fused score is only meaningful on the metric definitions it was trained
+//! with, section 3.3).
 
 use crate::dataset::Dataset;
 use crate::linear::{Linear, Scaler};
 use crate::moe::{MoeModel, MoeParams};
 use crate::svr::{grid_search, Svr, SvrGrid, SvrParams};
 use crate::FusionError;
+use ragjudge_artifacts::{read_artifact_value, Artifact, ArtifactError, Document};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
 
-/// The format tag of model files.
+/// The `format` tag of model files written before artifacts were versioned.
 pub const FORMAT: &str = "ragjudge-fusion-model/1";
 
 /// Which model to fit.
@@ -32,7 +34,7 @@ pub enum ModelChoice {
 }
 
 /// A fitted model.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Model {
     /// Least squares.
@@ -112,7 +114,7 @@ impl Model {
 
 /// One input column of a model and how it was computed (`None`: unknown, e.g. a score file
 /// written by another tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputColumn {
     /// The column name.
     pub name: String,
@@ -121,7 +123,7 @@ pub struct InputColumn {
 }
 
 /// The label a model predicts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LabelInfo {
     /// The label column.
     pub column: String,
@@ -137,21 +139,38 @@ pub struct LabelInfo {
     pub mean: f64,
 }
 
-/// A model file: what was fitted, on what, by which version.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A model file: what was fitted and on what (who fitted it, when and how is its provenance).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FusedModel {
-    /// [`FORMAT`].
-    pub format: String,
-    /// The ragjudge version that fitted it.
-    pub ragjudge_version: String,
-    /// The command that fitted it.
-    pub created_by: Vec<String>,
     /// The input columns, in the order the model reads them.
     pub inputs: Vec<InputColumn>,
     /// The label.
     pub label: LabelInfo,
     /// The model.
     pub model: Model,
+}
+
+impl Artifact for FusedModel {
+    const KIND: &'static str = "fusion-model";
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// Before artifacts were versioned: `"format": "ragjudge-fusion-model/1"`.
+    fn is_legacy(value: &Value) -> bool {
+        value.get("format").and_then(Value::as_str) == Some(FORMAT)
+    }
+
+    /// The version and command of a file of schema 0 become its provenance.
+    fn migrate(mut value: Value, from: u32) -> Value {
+        if from == 0 {
+            if let Some(o) = value.as_object_mut() {
+                let ragjudge = o.remove("ragjudge_version").unwrap_or_default();
+                let command = o.remove("created_by").unwrap_or_default();
+                o.remove("format");
+                o.insert("provenance".into(), serde_json::json!({"ragjudge": ragjudge, "command": command}));
+            }
+        }
+        value
+    }
 }
 
 impl FusedModel {
@@ -161,14 +180,10 @@ impl FusedModel {
         choice: &ModelChoice,
         definitions: &dyn Fn(&str) -> Option<Value>,
         label_file: &str,
-        created_by: Vec<String>,
     ) -> Result<FusedModel, FusionError> {
         let model = Model::fit(data, choice)?;
         let n = data.y.len() as f64;
         Ok(FusedModel {
-            format: FORMAT.to_string(),
-            ragjudge_version: env!("CARGO_PKG_VERSION").to_string(),
-            created_by,
             inputs: data.inputs.iter().map(|c| InputColumn { name: c.clone(), definition: definitions(c) }).collect(),
             label: LabelInfo {
                 column: data.label.clone(),
@@ -192,29 +207,34 @@ impl FusedModel {
         self.model.predict(row)
     }
 
-    /// Writes the model as JSON.
-    pub fn save(&self, path: &Path) -> Result<(), FusionError> {
-        let text = serde_json::to_string(self).map_err(|e| FusionError::Model(e.to_string()))?;
-        ragjudge_artifacts::write_atomic(path, text.as_bytes()).map_err(|e| FusionError::Model(e.to_string()))
+    /// Reads a model file, refusing other kinds and models that cannot be applied.
+    pub fn load(path: &Path) -> Result<FusedModel, FusionError> {
+        Ok(Self::read(path)?.body)
     }
 
-    /// Reads a model file, refusing other formats.
-    pub fn load(path: &Path) -> Result<FusedModel, FusionError> {
-        let name = path.display();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| FusionError::Model(format!("{name}: cannot read: {e}")))?;
-        let v: Value = serde_json::from_str(&text).map_err(|e| FusionError::Model(format!("{name}: not JSON: {e}")))?;
-        match v.get("format").and_then(Value::as_str) {
-            Some(FORMAT) => {}
-            Some(other) => {
-                return Err(FusionError::Model(format!("{name}: model format {other}; this version reads {FORMAT}")))
+    /// [`FusedModel::load`], with the file's provenance.
+    pub fn read(path: &Path) -> Result<Document<FusedModel>, FusionError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ArtifactError::Io {
+            path: path.into(),
+            action: "read",
+            source,
+        })?;
+        Self::from_json(&path.display().to_string(), &text)
+    }
+
+    /// [`FusedModel::read`] on the JSON text of a model file, called `name` in errors.
+    pub fn from_json(name: &str, text: &str) -> Result<Document<FusedModel>, FusionError> {
+        let path = Path::new(name);
+        let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+            .map_err(|source| ArtifactError::Json { path: path.into(), source })?;
+        if value.get("kind").is_none() {
+            if let Some(format) = value.get("format").and_then(Value::as_str).filter(|f| *f != FORMAT) {
+                return Err(FusionError::Format { path: path.into(), format: format.to_string() });
             }
-            None => return Err(FusionError::Model(format!("{name}: not a fusion model (no `format`)"))),
         }
-        let model: FusedModel =
-            serde_json::from_value(v).map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))?;
-        model.check().map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))?;
-        Ok(model)
+        let doc = read_artifact_value::<FusedModel>(path, value)?;
+        doc.body.check().map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))?;
+        Ok(doc)
     }
 
     /// Checks that the model reads as many values as it has inputs and that its numbers can be

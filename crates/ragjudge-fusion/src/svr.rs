@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::FusionError;
 
 /// A kernel function, with scikit-learn's parameterisation.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Kernel {
     /// K(x, y) = x . y
     Linear,
@@ -129,7 +129,7 @@ fn powi(base: f64, times: u32) -> f64 {
 }
 
 /// The hyperparameters of an epsilon-SVR.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SvrParams {
     /// The penalty on errors beyond the epsilon tube (scikit-learn `C`), > 0.
     pub c: f64,
@@ -169,7 +169,7 @@ impl SvrParams {
 /// A fitted epsilon-SVR: f(x) = sum_i dual_coef_i K(sv_i, x) + intercept.
 ///
 /// Serialises to JSON with its support vectors; loading checks that the shapes agree.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "SvrFile")]
 pub struct Svr {
     kernel: Kernel,
@@ -180,7 +180,7 @@ pub struct Svr {
 }
 
 /// The serialised form of [`Svr`], checked before it becomes one.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct SvrFile {
     kernel: Kernel,
     n_features: usize,

@@ -3,12 +3,9 @@
 /// What went wrong while computing an HCAT metric.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HcatError {
-    /// A vector whose norm is zero or not finite: its cosine similarity is undefined.
-    #[error("a vector has zero or non-finite norm; cosine similarity is undefined")]
-    ZeroNorm,
-    /// Vectors of different lengths.
-    #[error("embedding dimensions differ: {0} vs {1}")]
-    DimensionMismatch(usize, usize),
+    /// Two embeddings without a cosine similarity (zero norm, non-finite values, lengths differ).
+    #[error("embeddings: {0}")]
+    Cosine(#[from] ragjudge_core::numeric::CosineError),
     /// A transport problem with no source or no sink.
     #[error("optimal transport needs at least one source and one sink")]
     EmptyTransport,

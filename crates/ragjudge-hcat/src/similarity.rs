@@ -1,27 +1,8 @@
 //! Cosine similarities between two sentence sets and the `S_max` aggregations of HCAT §3.
 
 use crate::error::HcatError;
+use ragjudge_core::numeric::cosine;
 use ragjudge_core::text::words;
-
-/// Cosine similarity `Sim(x, y) = x.y / (|x| |y|)` (HCAT §3.1), clamped to `[-1, 1]`
-/// against rounding. Norms are recomputed, so the vectors need not be normalised.
-pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, HcatError> {
-    if a.len() != b.len() {
-        return Err(HcatError::DimensionMismatch(a.len(), b.len()));
-    }
-    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
-    for (&x, &y) in a.iter().zip(b) {
-        let (x, y) = (f64::from(x), f64::from(y));
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    let denom = (na * nb).sqrt();
-    if !(denom.is_finite() && denom > 0.0 && dot.is_finite()) {
-        return Err(HcatError::ZeroNorm);
-    }
-    Ok((dot / denom).clamp(-1.0, 1.0))
-}
 
 /// The best match of one sentence in the other set: `S_max` and where it was found.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,7 +22,8 @@ pub struct SimMatrix {
 }
 
 impl SimMatrix {
-    /// Similarities of each row vector with each column vector.
+    /// Cosine similarities `Sim(x, y)` (HCAT §3.1) of each row vector with each column vector; a
+    /// zero vector is an error, not a similarity of 0.
     pub fn new(rows: &[&[f32]], cols: &[&[f32]]) -> Result<Self, HcatError> {
         let mut sims = Vec::with_capacity(rows.len() * cols.len());
         for r in rows {

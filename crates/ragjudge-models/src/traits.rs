@@ -166,7 +166,7 @@ pub struct LabelProbs {
 }
 
 /// Token and call counts of a judge since it was created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Usage {
     /// Model calls made (cache hits excluded).
     pub calls: u64,

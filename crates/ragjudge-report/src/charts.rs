@@ -1,7 +1,7 @@
 //! The chart catalogue: every chart a report shows, built from what a command wrote, each with
 //! a name `ragjudge plot` can ask for. Charts are data ([`Chart`]); `ragjudge-charts` draws them.
 
-use crate::inputs::{CalibrationInput, DiceInput, Input, Inputs, ScoreInput, WeaknessInput};
+use crate::inputs::{DiceInput, Input, Inputs, ScoreInput, WeaknessInput};
 use crate::summary::{summarize_file, Resummarize};
 use ragjudge_analysis::robustness::RobustnessReport;
 use ragjudge_charts::{
@@ -10,6 +10,7 @@ use ragjudge_charts::{
 use ragjudge_dice::elo::EloConfig;
 use ragjudge_dice::labels::Label;
 use ragjudge_eval::SummaryReport;
+use ragjudge_stats::calibration::CalibrationReport;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -26,6 +27,37 @@ pub struct NamedChart {
     pub chart: Chart,
 }
 
+/// A chart as `plot --list --json` names it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChartEntry<'a> {
+    /// The chart's name.
+    pub name: &'a str,
+    /// Its title.
+    pub title: &'a str,
+}
+
+/// A chart drawn to a file, as `plot --json` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DrawnChart<'a> {
+    /// The file written.
+    pub output: &'a std::path::Path,
+    /// The chart's name.
+    pub chart: &'a str,
+    /// Its title.
+    pub title: &'a str,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+impl NamedChart {
+    /// The chart as an entry of `plot --list`.
+    pub fn entry(&self) -> ChartEntry<'_> {
+        ChartEntry { name: &self.name, title: &self.chart.title }
+    }
+}
+
 fn named(name: impl Into<String>, title: impl Into<String>, x: &str, y: &str, body: ChartBody) -> NamedChart {
     NamedChart { name: name.into(), chart: Chart { title: title.into(), x_label: x.into(), y_label: y.into(), body } }
 }
@@ -38,10 +70,10 @@ pub fn all_charts(inputs: &Inputs) -> Vec<NamedChart> {
             Input::Dice(d) => out.extend(dice_charts(d)),
             Input::Scores(s) => out.extend(score_charts(s, &summarize(s), None)),
             Input::ScoreSummary(s) => out.extend(summary_charts(s)),
-            Input::Calibration(c) => out.extend(calibration_charts(c)),
+            Input::Calibration(c) => out.extend(calibration_charts(&c.body)),
             Input::Weakness(w) => out.extend(weakness_charts(w)),
             Input::Robustness(r) => out.extend(robustness_charts(r)),
-            Input::Records(_) => {}
+            Input::Records(_) | Input::FusionModel(_) => {}
         }
     }
     out
@@ -274,7 +306,7 @@ pub fn summary_charts(summary: &SummaryReport) -> Vec<NamedChart> {
 }
 
 /// The reliability diagram and the conformal set sizes.
-pub fn calibration_charts(c: &CalibrationInput) -> Vec<NamedChart> {
+pub fn calibration_charts(c: &CalibrationReport) -> Vec<NamedChart> {
     let mut out = Vec::new();
     if !c.reliability.is_empty() {
         let bins = c
@@ -291,15 +323,13 @@ pub fn calibration_charts(c: &CalibrationInput) -> Vec<NamedChart> {
         ));
     }
     for set in &c.sets {
-        let score = set.get("score").and_then(Value::as_str).unwrap_or("lac").to_ascii_uppercase();
-        let Some(sizes) = set.pointer("/test/size_counts").and_then(Value::as_array) else { continue };
-        let bars: Vec<Bar> = sizes
+        let score = set.score.name();
+        let Some(test) = &set.test else { continue };
+        let bars: Vec<Bar> = test
+            .size_counts
             .iter()
             .enumerate()
-            .map(|(k, n)| Bar {
-                label: format!("{k} label{}", if k == 1 { "" } else { "s" }),
-                value: n.as_f64().unwrap_or(0.0),
-            })
+            .map(|(k, &n)| Bar { label: format!("{k} label{}", if k == 1 { "" } else { "s" }), value: n as f64 })
             .collect();
         if bars.iter().any(|b| b.value > 0.0) {
             out.push(named(

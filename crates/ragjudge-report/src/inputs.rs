@@ -1,11 +1,16 @@
 //! What a report is made of: each path given to `ragjudge report` is recognised as one of the
 //! outputs ragjudge commands write, read, and kept; what cannot be recognised is listed with the
-//! reason, never dropped silently.
+//! reason, never dropped silently. A JSON file is dispatched on its artifact `kind`
+//! ([`crate::kinds`]); JSON of commands whose outputs have no kind yet is recognised by its fields.
 
+use crate::kinds::{identify, read, JsonKind};
 use crate::provenance::Provenance;
 use ragjudge_analysis::robustness::RobustnessReport;
-use ragjudge_analysis::weakness::WeaknessReport;
+use ragjudge_analysis::weakness::{MetricWeakness, WeaknessArtifact, WeaknessReport};
+use ragjudge_artifacts::{Artifact, Document};
 use ragjudge_core::{ReadOptions, Record, RecordReader};
+use ragjudge_dice::baseline::BaselineReport;
+use ragjudge_dice::compare::CompareReport;
 use ragjudge_dice::labels::PairLabel;
 use ragjudge_dice::leaderboard::LeaderboardReport;
 use ragjudge_dice::meta::protocol::Verdict;
@@ -13,6 +18,8 @@ use ragjudge_dice::tournament::{PlayedMatch, Standing};
 use ragjudge_dice::traces::TraceRecord;
 use ragjudge_eval::scores::{read_score_file, ScoreFile};
 use ragjudge_eval::SummaryReport;
+use ragjudge_fusion::model::FusedModel;
+use ragjudge_stats::calibration::CalibrationReport;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -29,7 +36,9 @@ pub enum Input {
     /// A DICE run directory (`compare`, `tournament` or `baseline` `--output DIR`).
     Dice(Box<DiceInput>),
     /// A calibration report (`calibrate --report FILE`).
-    Calibration(Box<CalibrationInput>),
+    Calibration(Box<Document<CalibrationReport>>),
+    /// A fusion model (`fuse fit --save FILE`).
+    FusionModel(Box<Document<FusedModel>>),
     /// A weakness analysis (`weakness --output DIR`, its `weakness.json`).
     Weakness(Vec<WeaknessInput>),
     /// A robustness analysis (`robustness --output DIR`, its `robustness.json`).
@@ -50,6 +59,7 @@ impl Input {
                 DiceKind::Baseline => "baseline placement",
             },
             Input::Calibration(_) => "calibration",
+            Input::FusionModel(_) => "fusion model",
             Input::Weakness(_) => "weakness analysis",
             Input::Robustness(_) => "robustness analysis",
             Input::Records(_) => "records",
@@ -113,48 +123,6 @@ pub struct ProtocolVerdict {
     pub verdict: Verdict,
 }
 
-/// A calibration report.
-#[derive(Debug, Clone, Deserialize)]
-pub struct CalibrationInput {
-    /// Method name.
-    pub method: String,
-    /// Score columns.
-    pub score_columns: Vec<String>,
-    /// Label column.
-    pub label_column: String,
-    /// Binarisation threshold.
-    pub binarize: Option<f64>,
-    /// Rows joined.
-    pub joined: usize,
-    /// Test rows.
-    pub test: usize,
-    /// Conformal error rate.
-    pub alpha: f64,
-    /// Brier score and ECE.
-    pub quality: Option<Value>,
-    /// Split `quality` was measured on.
-    pub quality_on: String,
-    /// Reliability bins.
-    #[serde(default)]
-    pub reliability: Vec<ReliabilityBinIn>,
-    /// Conformal sets per non-conformity score.
-    pub sets: Vec<Value>,
-    /// Provenance.
-    #[serde(default)]
-    pub provenance: Option<Provenance>,
-}
-
-/// One reliability bin as `calibrate --report` writes it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ReliabilityBinIn {
-    /// Rows.
-    pub count: usize,
-    /// Mean confidence.
-    pub confidence: f64,
-    /// Accuracy.
-    pub accuracy: f64,
-}
-
 /// One metric of a weakness analysis.
 #[derive(Debug, Clone, Deserialize)]
 pub struct WeaknessInput {
@@ -176,7 +144,7 @@ pub struct Loaded {
 }
 
 /// A path, or a file inside a directory, that was not used, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
     /// The path.
     pub path: PathBuf,
@@ -289,40 +257,48 @@ fn recognise(path: &Path) -> Result<Input, String> {
 }
 
 fn recognise_json(path: &Path) -> Result<Input, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if let Some(dir) = path.parent() {
-        for (report, kind) in [
-            ("leaderboard.json", DiceKind::Tournament),
-            ("compare.json", DiceKind::Compare),
-            ("baseline.json", DiceKind::Baseline),
-        ] {
-            if name == report {
-                return read_dice(dir, report, kind).map(|d| Input::Dice(Box::new(d)));
-            }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let kind = match identify(path)? {
+        JsonKind::Other(v) => return recognise_unversioned(dir, name, v),
+        kind => kind,
+    };
+    let label = kind.kind().unwrap_or_default().to_string();
+    match label.as_str() {
+        LeaderboardReport::KIND => read_dice(dir, name, DiceKind::Tournament).map(|d| Input::Dice(Box::new(d))),
+        CalibrationReport::KIND => read(path, kind).map(|d| Input::Calibration(Box::new(d))),
+        FusedModel::KIND => read(path, kind).map(|d| Input::FusionModel(Box::new(d))),
+        CompareReport::KIND => read_dice(dir, name, DiceKind::Compare).map(|d| Input::Dice(Box::new(d))),
+        BaselineReport::KIND => read_dice(dir, name, DiceKind::Baseline).map(|d| Input::Dice(Box::new(d))),
+        WeaknessArtifact::KIND => {
+            let doc = read::<WeaknessArtifact>(path, kind)?;
+            let metric = |m: MetricWeakness| WeaknessInput {
+                metric: m.metric,
+                rows_left_out: m.rows_left_out,
+                report: m.report,
+            };
+            Ok(Input::Weakness(doc.body.reports.into_iter().map(metric).collect()))
         }
+        RobustnessReport::KIND => read::<RobustnessReport>(path, kind).map(|d| Input::Robustness(Box::new(d.body))),
+        other => Err(format!("a `{other}` file, of no kind `ragjudge report` reads ({READS})")),
     }
-    if v.get("calibrator").is_some() && v.get("sets").is_some() {
-        return serde_json::from_value(v)
-            .map(|c| Input::Calibration(Box::new(c)))
-            .map_err(|e| format!("a calibration report with a bad field: {e}"));
-    }
-    if v.as_array().and_then(|a| a.first()).is_some_and(|m| m.get("report").and_then(|r| r.get("marginal")).is_some()) {
-        return serde_json::from_value(v)
-            .map(Input::Weakness)
-            .map_err(|e| format!("a weakness report with a bad field: {e}"));
-    }
-    if v.get("deltas").is_some() && v.get("exclusions").is_some() {
-        return serde_json::from_value(v)
-            .map(|r| Input::Robustness(Box::new(r)))
-            .map_err(|e| format!("a robustness report with a bad field: {e}"));
-    }
+}
+
+/// What `ragjudge report` reads, for the error on a file of another kind.
+const READS: &str =
+    "leaderboard, compare, baseline, weakness, robustness, calibration-report, fusion-model; score summaries";
+
+/// JSON without a `kind`, written by commands whose outputs are not artifacts yet: recognised by
+/// its name or fields.
+fn recognise_unversioned(dir: &Path, name: &str, v: Value) -> Result<Input, String> {
     let first = v.get("systems").and_then(Value::as_array).and_then(|s| s.first());
     if first.is_some_and(|s| s.get("metrics").is_some()) {
         return serde_json::from_value(v)
             .map(Input::ScoreSummary)
             .map_err(|e| format!("a score summary with a bad field: {e}"));
+    }
+    if name == "leaderboard.json" {
+        return read_dice(dir, name, DiceKind::Tournament).map(|d| Input::Dice(Box::new(d)));
     }
     Err("a JSON file of no known kind (score summary, leaderboard, calibration, weakness, robustness)".into())
 }

@@ -1,6 +1,6 @@
 //! Reports of ragjudge: the self-contained HTML report ([`html`]) of what the commands wrote
-//! ([`inputs`]), the chart catalogue it and `ragjudge plot` share ([`charts`]), run summaries read
-//! back ([`summary`]), the gate that CI runs on them ([`gate`], with [`junit`] XML), and the
+//! ([`inputs`], dispatched on their artifact kind by [`kinds`]), the chart catalogue it and
+//! `ragjudge plot` share ([`charts`]), run summaries read back ([`summary`]), the gate that CI runs on them ([`gate`], with [`junit`] XML), and the
 //! provenance every report file carries ([`provenance`]).
 #![deny(missing_docs)]
 
@@ -9,6 +9,7 @@ pub mod gate;
 pub mod html;
 pub mod inputs;
 pub mod junit;
+pub mod kinds;
 pub mod provenance;
 pub mod summary;
 

@@ -3,7 +3,8 @@
 //! with the same Poisson bootstrap `score` uses (same seed and replicates: the same intervals).
 
 use crate::gate::GateError;
-use ragjudge_artifacts::{read_artifact_value, Artifact};
+use crate::kinds::{identify, read, JsonKind};
+use ragjudge_artifacts::Artifact;
 use ragjudge_dice::leaderboard::LeaderboardReport;
 use ragjudge_dice::tournament::Standing;
 use ragjudge_eval::scores::{read_score_file, ScoreFile};
@@ -56,23 +57,27 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
         let file = read_score_file(path).map_err(|e| read_err(e.to_string()))?;
         return Ok(Summary::Scores(summarize_file(&file, |_| false, how)));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| read_err(format!("cannot read: {e}")))?;
-    let v: Value =
-        serde_json::from_str(ragjudge_core::bom::strip(&text)).map_err(|e| read_err(format!("not JSON: {e}")))?;
-    // An artifact says what it is; files of earlier versions are recognised by their fields.
-    match v.get("kind").and_then(Value::as_str) {
-        Some(LeaderboardReport::KIND) => {
-            let doc = read_artifact_value::<LeaderboardReport>(path, v)
-                .map_err(|e| GateError::Read { path: path.display().to_string(), message: e.detail() })?;
-            return Ok(Summary::Tournament(doc.body.systems));
-        }
-        Some(other) => {
-            return Err(read_err(format!(
-                "a `{other}` file; the gate reads score summaries (`score --json`), per-record scores and leaderboards"
-            )))
-        }
-        None => {}
+    // An artifact says what it is; files written before artifacts had a kind are recognised by
+    // their type's `is_legacy`, other JSON by its fields.
+    let kind = match identify(path).map_err(read_err)? {
+        JsonKind::Other(v) => return read_unversioned(path, v),
+        kind => kind,
+    };
+    match kind.kind().unwrap_or_default().to_string().as_str() {
+        LeaderboardReport::KIND => match kind {
+            // Legacy leaderboards are read by their standings alone, as before they had a kind.
+            JsonKind::Legacy { value, .. } => read_unversioned(path, value),
+            kind => Ok(Summary::Tournament(read::<LeaderboardReport>(path, kind).map_err(read_err)?.body.systems)),
+        },
+        other => Err(read_err(format!(
+            "a `{other}` file; the gate reads score summaries (`score --json`), per-record scores and leaderboards"
+        ))),
     }
+}
+
+/// A summary without a `kind`: a score summary, or standings with Bradley-Terry strengths.
+fn read_unversioned(path: &Path, v: Value) -> Result<Summary, GateError> {
+    let read_err = |message: String| GateError::Read { path: path.display().to_string(), message };
     let first = v.get("systems").and_then(Value::as_array).and_then(|s| s.first());
     match first {
         Some(s) if s.get("metrics").is_some() => {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::StatsError;
 
 /// Disagreement weights for [`cohen_kappa`], as sklearn's `weights` argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Weights {
     /// Unweighted: every disagreement costs 1.
     #[default]

@@ -41,13 +41,28 @@ pub enum ConformalError {
 }
 
 /// The non-conformity score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ConformalScore {
     /// Least ambiguous set-valued classifier: `1 - P(Y = y | x)`.
     Lac,
     /// Adaptive prediction sets: cumulative probability down to `y`.
     Aps,
+}
+
+impl ConformalScore {
+    /// `LAC` or `APS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConformalScore::Lac => "LAC",
+            ConformalScore::Aps => "APS",
+        }
+    }
+
+    /// The column of an applied calibrator's prediction sets: `set_lac` or `set_aps`.
+    pub fn set_column(self) -> String {
+        format!("set_{}", self.name().to_ascii_lowercase())
+    }
 }
 
 /// Non-conformity score of label `y` for a row of level probabilities.
@@ -81,7 +96,7 @@ pub fn conformal_quantile(scores: &[f64], alpha: f64) -> Option<f64> {
 }
 
 /// A calibrated split-conformal predictor.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SplitConformal {
     /// The non-conformity score.
     pub score: ConformalScore,
@@ -156,7 +171,7 @@ impl BinarySet {
 }
 
 /// Empirical coverage and set sizes of prediction sets on labelled rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Coverage {
     /// Number of rows.
     pub n: usize,

@@ -106,12 +106,13 @@ fn sorted_copy(xs: &[f64]) -> Vec<f64> {
     sorted
 }
 
-/// Linear-interpolation quantile of already sorted, finite values.
+/// [`quantile`] of values already sorted ascending and finite (numpy's `method="linear"`,
+/// Hyndman & Fan type 7), without sorting a copy; `None` when empty or `q` is outside `[0, 1]`.
 ///
 /// Interpolates as numpy's `_lerp` does: from the lower neighbour when the fraction is
 /// below 0.5 and from the upper one otherwise, which keeps results monotone and exact at
 /// the ends.
-pub(crate) fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
+pub fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() || !(0.0..=1.0).contains(&q) {
         return None;
     }
@@ -382,6 +383,23 @@ mod tests {
         // h = 7 * 0.25 = 1.75 -> 4 + 0.75 * 0 = 4; h = 5.25 -> 5 + 0.25 * 2 = 5.5.
         assert_eq!(iqr(&xs), Some(1.5));
         assert_abs_diff_eq!(coefficient_of_variation(&xs).unwrap(), (32.0f64 / 7.0).sqrt() / 5.0, epsilon = 1e-15);
+    }
+
+    #[test]
+    fn quantile_of_sorted_values_by_hand() {
+        // numpy linear: h = (n - 1) q; x[floor h] + frac(h) (x[floor h + 1] - x[floor h]).
+        let s = [1.0, 2.0, 3.0, 4.0];
+        // h = 0.75 -> 1 + 0.75 = 1.75; h = 1.5 -> 2.5; h = 2.25 -> 3.25.
+        assert_eq!(quantile_sorted(&s, 0.25), Some(1.75));
+        assert_eq!(quantile_sorted(&s, 0.5), Some(2.5));
+        assert_eq!(quantile_sorted(&s, 0.75), Some(3.25));
+        // [10, 20, 30], q 0.95: h = 1.9 -> 20 + 0.9 * 10 = 29; the ends are the extremes.
+        assert_abs_diff_eq!(quantile_sorted(&[10.0, 20.0, 30.0], 0.95).unwrap(), 29.0, epsilon = 1e-12);
+        assert_eq!(quantile_sorted(&[10.0, 20.0, 30.0], 0.0), Some(10.0));
+        assert_eq!(quantile_sorted(&[10.0, 20.0, 30.0], 1.0), Some(30.0));
+        assert_eq!(quantile_sorted(&[7.0], 0.3), Some(7.0));
+        assert_eq!(quantile_sorted(&[], 0.5), None);
+        assert_eq!(quantile_sorted(&s, -0.1), None);
     }
 
     #[test]

@@ -35,8 +35,8 @@ pub use correlation::{
     spearman_with_level, CiMethod, Correlation, CorrelationKind, DEFAULT_LEVEL,
 };
 pub use describe::{
-    coefficient_of_variation, iqr, mean, median, population_std_dev, population_variance, quantile, quantiles, std_dev,
-    variance, variance_ddof, ExactSum, Summary,
+    coefficient_of_variation, iqr, mean, median, population_std_dev, population_variance, quantile, quantile_sorted,
+    quantiles, std_dev, variance, variance_ddof, ExactSum, Summary,
 };
 pub use error::StatsError;
 pub use proportion::wilson;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// A mean with its two-sided normal interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MeanCi {
     /// The point estimate.
     pub estimate: f64,
@@ -28,7 +28,7 @@ pub struct MeanCi {
 }
 
 /// A prediction-powered estimate beside the labels-only one.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PpiMean {
     /// The prediction-powered estimate and interval.
     pub ppi: MeanCi,

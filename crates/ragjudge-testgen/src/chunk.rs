@@ -12,7 +12,7 @@ use crate::corpus::Document;
 use crate::error::TestgenError;
 
 /// How to cut documents into chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct ChunkOptions {
     /// Most word tokens in one chunk.
     pub max_tokens: usize,

@@ -31,7 +31,7 @@ pub struct Clustering {
 }
 
 /// k-means settings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct KMeansOptions {
     /// Fixed k; `None` chooses k in `k_min..=k_max` by silhouette.
     pub k: Option<usize>,

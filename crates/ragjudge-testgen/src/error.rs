@@ -42,6 +42,15 @@ pub enum TestgenError {
     /// An embedding model failed.
     #[error("embedding: {0}")]
     Model(#[from] ragjudge_models::ModelError),
+    /// Two embeddings without a cosine similarity (lengths differ, values not finite).
+    #[error("embedding: {0}")]
+    Cosine(#[from] ragjudge_core::numeric::CosineError),
+    /// An output could not be written.
+    #[error(transparent)]
+    Artifact(#[from] ragjudge_artifacts::ArtifactError),
+    /// A row or document that cannot be serialised.
+    #[error("cannot serialise: {0}")]
+    Record(#[source] serde_json::Error),
     /// A chart could not be drawn.
     #[error("topic map: {0}")]
     Chart(#[from] ragjudge_charts::ChartError),

@@ -159,7 +159,7 @@ pub fn task_prompt(task: &GenTask, chunks: &[Chunk]) -> (Prompt, &'static str) {
 }
 
 /// Settings of generation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct GenOptions {
     /// Most tokens of one reply.
     pub max_tokens: u32,

@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod corpus;
 pub mod error;
 pub mod generate;
+pub mod job;
 pub mod pipeline;
 pub mod reduce;
 pub mod sample;
@@ -23,6 +24,10 @@ pub use chunk::{chunk_documents, Chunk, ChunkOptions, Chunking};
 pub use corpus::{read_corpus, Corpus, Document, ReadOptions, Skip};
 pub use error::TestgenError;
 pub use generate::QueryType;
-pub use pipeline::{estimate, plan, run, CallEstimate, Plan, TestgenOutput, TestgenSettings};
+pub use job::{artifacts_dir, plan_collection, write_jsonl, DryRunSummary, Generated, Planned};
+pub use pipeline::{
+    estimate, plan, run, CallEstimate, ChunkRow, Plan, TestgenOutput, TestgenSettings, TestgenSummary, TopicRow,
+    TopicsDocument,
+};
 pub use sample::{stratified_sample, Allocation, Sample, SampleOptions};
 pub use strata::{build_strata, embed_chunks, topic_map, ClusterMethod, Strata, StrataOptions, Topic};

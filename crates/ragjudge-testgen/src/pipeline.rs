@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 
+use ragjudge_artifacts::Artifact;
 use ragjudge_core::text::words;
 use ragjudge_models::{Embedder, Judge};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::chunk::{chunk_documents, ChunkOptions, Chunking};
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Skip};
 use crate::error::TestgenError;
 use crate::generate::{
     generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, QueryType,
@@ -19,7 +20,7 @@ use crate::select::{select, Candidate, Checks, SelectOptions};
 use crate::strata::{build_strata, embed_chunks, Strata, StrataOptions};
 
 /// Every setting of a run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct TestgenSettings {
     /// Chunking.
     pub chunk: ChunkOptions,
@@ -55,7 +56,7 @@ pub struct Plan {
 }
 
 /// Upper bounds of the model calls a run makes and its estimated prompt tokens.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CallEstimate {
     /// Generation tasks.
     pub tasks: usize,
@@ -106,40 +107,147 @@ pub struct TestgenOutput {
     pub attempts: usize,
 }
 
+/// One topic as `topics.json` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TopicRow {
+    /// `t0`, `t1`, ... or `noise`.
+    pub id: String,
+    /// The three heaviest terms, joined by `/`.
+    pub label: String,
+    /// Heaviest c-TF-IDF terms with their weights.
+    pub terms: Vec<(String, f64)>,
+    /// Chunks in it.
+    pub chunks: usize,
+    /// Chunks sampled from it.
+    pub sampled: usize,
+}
+
+/// One chunk with its topic, as `chunks.jsonl` lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkRow {
+    /// `DOCUMENT_ID:INDEX`.
+    pub id: String,
+    /// The document it comes from.
+    pub doc_id: String,
+    /// Character offset of its first character in the document.
+    pub start: usize,
+    /// Character offset just past its last character.
+    pub end: usize,
+    /// Word tokens.
+    pub tokens: usize,
+    /// `en` or `zh`.
+    pub lang: String,
+    /// Its topic's id.
+    pub topic: String,
+    /// The text.
+    pub text: String,
+}
+
+/// `topics.json`: the collection, its chunking, the clustering's quality, the topics and the
+/// calls a run will make.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TopicsDocument {
+    /// Documents read.
+    pub documents: usize,
+    /// Files and lines left out.
+    pub skipped: Vec<Skip>,
+    /// Chunks.
+    pub chunks: usize,
+    /// Sentences longer than the budget, cut at word boundaries.
+    pub cut_sentences: usize,
+    /// Dimensions the clustering used.
+    pub dims: usize,
+    /// Share of variance those dimensions keep.
+    pub variance_kept: f64,
+    /// Mean silhouette of the partition.
+    pub silhouette: Option<f64>,
+    /// k-means only: silhouette for every k tried.
+    pub k_scores: Vec<(usize, f64)>,
+    /// The topics.
+    pub topics: Vec<TopicRow>,
+    /// The calls a run will make.
+    pub calls: CallEstimate,
+}
+
+impl Artifact for TopicsDocument {
+    const KIND: &'static str = "testgen-topics";
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// Before artifacts were versioned: the same fields without a header.
+    fn is_legacy(value: &Value) -> bool {
+        ["documents", "chunks", "topics", "calls", "k_scores"].iter().all(|k| value.get(k).is_some())
+    }
+}
+
+/// What a run kept and left out: per type and topic, rejections per reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TestgenSummary {
+    /// Questions kept.
+    pub questions: usize,
+    /// Generation tasks.
+    pub tasks: usize,
+    /// Generation attempts (failed and retried included).
+    pub attempts: usize,
+    /// Tasks without a kept question.
+    pub rejected: usize,
+    /// Rejections per reason (the text before ` (`).
+    pub rejected_by_reason: BTreeMap<String, usize>,
+    /// Kept questions per query type.
+    pub per_type: BTreeMap<String, usize>,
+    /// Kept questions per topic.
+    pub per_topic: BTreeMap<String, usize>,
+    /// Topics without a kept question.
+    pub topics_without_questions: Vec<String>,
+}
+
+impl Artifact for TestgenSummary {
+    const KIND: &'static str = "testgen-summary";
+    const SCHEMA_VERSION: u32 = 1;
+}
+
 impl Plan {
     /// Per topic: id, label, top terms, chunks and chunks sampled (as `topics.json` lists them).
-    pub fn topic_rows(&self) -> Vec<Value> {
+    pub fn topic_rows(&self) -> Vec<TopicRow> {
         self.strata
             .topics
             .iter()
-            .map(|t| {
-                let sampled = self.sample.per_stratum.get(&t.id).map_or(0, |x| x.1);
-                json!({"id": t.id, "label": t.label, "terms": t.terms, "chunks": t.size, "sampled": sampled})
+            .map(|t| TopicRow {
+                id: t.id.clone(),
+                label: t.label.clone(),
+                terms: t.terms.clone(),
+                chunks: t.size,
+                sampled: self.sample.per_stratum.get(&t.id).map_or(0, |x| x.1),
             })
             .collect()
     }
 
     /// The `topics.json` document: collection, chunking, clustering quality, topics and calls.
-    pub fn topics_document(&self, corpus: &Corpus, calls: &CallEstimate) -> Value {
-        json!({
-            "documents": corpus.documents.len(),
-            "skipped": corpus.skipped,
-            "chunks": self.chunking.chunks.len(),
-            "cut_sentences": self.chunking.cut_sentences,
-            "dims": self.strata.dims,
-            "variance_kept": self.strata.variance_kept,
-            "silhouette": self.strata.clustering.silhouette,
-            "k_scores": self.strata.clustering.k_scores,
-            "topics": self.topic_rows(),
-            "calls": calls,
-        })
+    pub fn topics_document(&self, corpus: &Corpus, calls: &CallEstimate) -> TopicsDocument {
+        TopicsDocument {
+            documents: corpus.documents.len(),
+            skipped: corpus.skipped.clone(),
+            chunks: self.chunking.chunks.len(),
+            cut_sentences: self.chunking.cut_sentences,
+            dims: self.strata.dims,
+            variance_kept: self.strata.variance_kept,
+            silhouette: self.strata.clustering.silhouette,
+            k_scores: self.strata.clustering.k_scores.clone(),
+            topics: self.topic_rows(),
+            calls: calls.clone(),
+        }
     }
 
     /// One row per chunk with its topic (as `chunks.jsonl` lists them).
-    pub fn chunk_rows(&self) -> impl Iterator<Item = Value> + '_ {
-        self.chunking.chunks.iter().zip(&self.strata.assignment).map(|(c, &a)| {
-            json!({"id": c.id, "doc_id": c.doc_id, "start": c.start, "end": c.end, "tokens": c.tokens,
-                   "lang": c.lang, "topic": self.strata.topics[a].id, "text": c.text})
+    pub fn chunk_rows(&self) -> impl Iterator<Item = ChunkRow> + '_ {
+        self.chunking.chunks.iter().zip(&self.strata.assignment).map(|(c, &a)| ChunkRow {
+            id: c.id.clone(),
+            doc_id: c.doc_id.clone(),
+            start: c.start,
+            end: c.end,
+            tokens: c.tokens,
+            lang: c.lang.to_string(),
+            topic: self.strata.topics[a].id.clone(),
+            text: c.text.clone(),
         })
     }
 }
@@ -147,7 +255,7 @@ impl Plan {
 impl TestgenOutput {
     /// Kept questions per type and per topic, rejections per reason (the text before ` (`),
     /// and the topics without a kept question.
-    pub fn summary(&self) -> Value {
+    pub fn summary(&self) -> TestgenSummary {
         let mut per_type: BTreeMap<String, usize> = BTreeMap::new();
         let mut per_topic: BTreeMap<String, usize> = BTreeMap::new();
         for q in &self.questions {
@@ -155,22 +263,22 @@ impl TestgenOutput {
             *per_type.entry(meta["query_type"].as_str().unwrap_or_default().to_string()).or_insert(0) += 1;
             *per_topic.entry(meta["topic"].as_str().unwrap_or_default().to_string()).or_insert(0) += 1;
         }
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut rejected_by_reason: BTreeMap<String, usize> = BTreeMap::new();
         for r in &self.rejected {
-            *reasons.entry(r.reason.split(" (").next().unwrap_or(&r.reason).to_string()).or_insert(0) += 1;
+            *rejected_by_reason.entry(r.reason.split(" (").next().unwrap_or(&r.reason).to_string()).or_insert(0) += 1;
         }
-        let missing: Vec<&str> =
-            self.plan.strata.topics.iter().map(|t| t.id.as_str()).filter(|t| !per_topic.contains_key(*t)).collect();
-        json!({
-            "questions": self.questions.len(),
-            "tasks": self.plan.tasks.len(),
-            "attempts": self.attempts,
-            "rejected": self.rejected.len(),
-            "rejected_by_reason": reasons,
-            "per_type": per_type,
-            "per_topic": per_topic,
-            "topics_without_questions": missing,
-        })
+        let topics_without_questions =
+            self.plan.strata.topics.iter().map(|t| t.id.clone()).filter(|t| !per_topic.contains_key(t)).collect();
+        TestgenSummary {
+            questions: self.questions.len(),
+            tasks: self.plan.tasks.len(),
+            attempts: self.attempts,
+            rejected: self.rejected.len(),
+            rejected_by_reason,
+            per_type,
+            per_topic,
+            topics_without_questions,
+        }
     }
 }
 

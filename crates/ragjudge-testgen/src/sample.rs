@@ -13,7 +13,8 @@ use serde::Serialize;
 use crate::error::TestgenError;
 
 /// How the total is split over strata.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Allocation {
     /// In proportion to each stratum's size.
     Proportional,
@@ -24,7 +25,7 @@ pub enum Allocation {
 }
 
 /// Sampling settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SampleOptions {
     /// Chunks to draw in all.
     pub total: usize,

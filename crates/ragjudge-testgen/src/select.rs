@@ -5,6 +5,7 @@
 //! near-duplicate questions are dropped (embedding cosine), and questions that a model could
 //! answer without retrieval are flagged; at most N questions per topic are kept.
 
+use ragjudge_core::numeric::cosine_or_zero;
 use ragjudge_core::text::split_sentences;
 use ragjudge_models::{Embedder, Judge, Prompt};
 use serde::Serialize;
@@ -13,7 +14,7 @@ use crate::error::TestgenError;
 use crate::generate::{PromptSet, QueryType};
 
 /// Thresholds of selection.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct SelectOptions {
     /// Least P(Yes) that the source answers an answerable question (unanswerable ones need less
     /// than 1 - this).
@@ -89,18 +90,6 @@ fn word_recall(answer: &str, sources: &[String]) -> f64 {
     words.iter().filter(|w| source.contains(*w)).count() as f64 / words.len() as f64
 }
 
-/// Cosine similarity of two vectors, in f64; 0 when either is all zeros.
-pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
-    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na * nb)
-    }
-}
-
 /// Checks candidates in order; a model call that fails rejects that candidate with the reason.
 pub fn select(
     judge: &dyn Judge,
@@ -119,8 +108,8 @@ pub fn select(
             Checks { answerable: None, grounding: None, closed_book: None, nearest_kept: None, verdict: Ok(()) };
         let nearest = kept
             .iter()
-            .map(|&j| cosine(&qvec[i], &qvec[j]))
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+            .map(|&j| cosine_or_zero(&qvec[i], &qvec[j]))
+            .try_fold(None, |m: Option<f64>, x| x.map(|x| Some(m.map_or(x, |m| m.max(x)))))?;
         checks.nearest_kept = nearest;
         let verdict = (|| -> Result<Result<(), String>, TestgenError> {
             if let Some(s) = nearest.filter(|&s| s >= options.max_similarity) {
@@ -143,7 +132,8 @@ pub fn select(
                 let mut texts = vec![c.answer.as_str()];
                 texts.extend(sentences.iter().copied());
                 let v = embedder.embed(&texts)?;
-                let cos = v[1..].iter().map(|s| cosine(&v[0], s)).fold(0.0, f64::max);
+                let cos =
+                    v[1..].iter().map(|s| cosine_or_zero(&v[0], s)).try_fold(0.0f64, |m, c| c.map(|c| m.max(c)))?;
                 let best = cos.max(word_recall(&c.answer, &c.sources));
                 checks.grounding = Some(best);
                 if best < options.min_grounding {

@@ -15,7 +15,8 @@ use crate::reduce::{to_matrix, Projection};
 use crate::topics::{class_tfidf, terms};
 
 /// Which clustering makes the strata.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ClusterMethod {
     /// k-means, k given or chosen by silhouette.
     KMeans(KMeansOptions),
@@ -29,7 +30,7 @@ pub enum ClusterMethod {
 }
 
 /// Settings of the strata.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct StrataOptions {
     /// PCA dimensions the clustering works in (capped by the data).
     pub dims: usize,

@@ -190,3 +190,38 @@ fn the_estimate_grows_linearly_with_the_sample() {
     let ratio = b.generation_prompt_tokens as f64 / a.generation_prompt_tokens as f64;
     assert!((1.6..=2.4).contains(&ratio), "{ratio}");
 }
+
+#[test]
+fn the_job_writes_the_plan_and_the_questions_as_artifacts() {
+    use ragjudge_artifacts::read_artifact;
+    use ragjudge_testgen::{plan_collection, read_corpus, ReadOptions, TestgenSummary, TopicsDocument};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("docs.jsonl");
+    let lines: Vec<String> =
+        corpus().documents.iter().map(|d| serde_json::json!({"id": d.id, "text": d.text}).to_string()).collect();
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let s = settings(12, vec![QueryType::Factual]);
+    let paths = [file];
+    let read = read_corpus(&paths, ReadOptions::default()).unwrap();
+    let planned = plan_collection(read, &paths, &HashEmbedder, &s).unwrap();
+    let side = dir.path().join("q.testgen");
+    planned.write(&side).unwrap();
+    let topics = read_artifact::<TopicsDocument>(&side.join("topics.json")).unwrap();
+    assert_eq!((topics.body.documents, topics.body.chunks, topics.body.topics.len()), (12, 12, 3));
+    assert_eq!(topics.provenance.inputs.len(), 1);
+    assert_eq!(topics.provenance.settings["sample"]["total"], 12);
+    assert_eq!(std::fs::read_to_string(side.join("chunks.jsonl")).unwrap().lines().count(), 12);
+    assert!(side.join("topic-map.svg").is_file() && side.join("topic-map.png").is_file());
+    let dry = planned.dry_run();
+    assert!(dry.dry_run && dry.calls.tasks == 12);
+    let judge = ScriptedJudge::default();
+    let generated = planned.generate(&judge, &HashEmbedder, &s).unwrap();
+    let questions = dir.path().join("q.jsonl");
+    generated.write(&questions, &side).unwrap();
+    // Factual: the greedy reply is garbage, the first retry valid; all three topics kept.
+    let summary = read_artifact::<TestgenSummary>(&side.join("summary.json")).unwrap().body;
+    assert_eq!(summary.questions, std::fs::read_to_string(&questions).unwrap().lines().count());
+    assert_eq!(summary.per_type.get("factual"), Some(&summary.questions));
+    assert_eq!(summary.questions + summary.rejected, 12);
+    assert_eq!(std::fs::read_to_string(side.join("rejected.jsonl")).unwrap().lines().count(), summary.rejected);
+}

@@ -5,7 +5,7 @@
 use super::RobustnessReport;
 use crate::files_error::stage;
 pub use crate::files_error::FilesError;
-use ragjudge_artifacts::OutputSet;
+use ragjudge_artifacts::{to_json_bytes, OutputSet, Provenance};
 use std::path::Path;
 
 fn cell(x: Option<f64>) -> String {
@@ -39,14 +39,14 @@ pub const DELTA_COLUMNS: [&str; 19] = [
     "reverse_flip_rate",
 ];
 
-/// `robustness.json`, `deltas.csv`, `worst.csv` and `ood.csv` in `dir`.
-pub fn write_files(dir: &Path, report: &RobustnessReport) -> Result<(), FilesError> {
+/// `robustness.json` (the artifact), `deltas.csv`, `worst.csv` and `ood.csv` in `dir`.
+pub fn write_files(dir: &Path, report: &RobustnessReport, provenance: &Provenance) -> Result<(), FilesError> {
     std::fs::create_dir_all(dir).map_err(|e| FilesError::new(dir, e))?;
     // Every file complete before any is put in place (`OutputSet`).
     let mut set = OutputSet::new();
     let json_path = dir.join("robustness.json");
-    let json = serde_json::to_string_pretty(report).map_err(|e| FilesError::new(&json_path, e))?;
-    set.push_bytes(&json_path, json.as_bytes()).map_err(|e| FilesError::new(&json_path, e))?;
+    let json = to_json_bytes(provenance, report).map_err(|e| FilesError::new(&json_path, e))?;
+    set.push_bytes(&json_path, &json).map_err(|e| FilesError::new(&json_path, e))?;
 
     let p = dir.join("deltas.csv");
     let mut w = csv::Writer::from_writer(Vec::new());

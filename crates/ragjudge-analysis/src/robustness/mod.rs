@@ -13,8 +13,12 @@
 //! counted and reported, never dropped in silence; no number is NaN.
 
 mod files;
+mod job;
+mod render;
 
 pub use files::{write_files, FilesError};
+pub use job::{RobustnessJob, RobustnessJobError, RobustnessOutcome};
+pub use render::render;
 
 use ragjudge_stats::bootstrap::bootstrap_ci;
 use ragjudge_stats::StatsError;
@@ -105,7 +109,7 @@ impl ScoreTable {
 }
 
 /// A record counts as correct when `column >= threshold`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Correctness {
     /// Column.
     pub column: String,
@@ -115,7 +119,7 @@ pub struct Correctness {
 
 /// An out-of-distribution answer counts as an abstention when `column >= threshold`
 /// (`at_least`) or `column < threshold` (not `at_least`, e.g. an "answered" column).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Abstention {
     /// Column of the variants' scores.
     pub column: String,
@@ -195,7 +199,7 @@ impl RobustnessSettings {
 }
 
 /// Flips of correctness between originals and variants in one group.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Flips {
     /// Pairs with a value of the correctness column on both sides.
     pub n: usize,
@@ -212,7 +216,7 @@ pub struct Flips {
 }
 
 /// One metric of one system x perturbation x severity.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeltaRow {
     /// Metric column.
     pub metric: String,
@@ -245,7 +249,7 @@ pub struct DeltaRow {
 }
 
 /// The mean of one column over some records.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ColumnMean {
     /// Column.
     pub column: String,
@@ -256,7 +260,7 @@ pub struct ColumnMean {
 }
 
 /// Abstentions of out-of-distribution answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AbstentionRate {
     /// The rule.
     pub rule: Abstention,
@@ -269,7 +273,7 @@ pub struct AbstentionRate {
 }
 
 /// Out-of-distribution queries of one system (and severity).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OodReport {
     /// System.
     pub system: String,
@@ -286,7 +290,7 @@ pub struct OodReport {
 }
 
 /// One pair with a large drop.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WorstPair {
     /// Metric.
     pub metric: String,
@@ -319,7 +323,7 @@ pub struct WorstPair {
 }
 
 /// Why a record of the variants' file is not in any pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ExclusionReason {
     /// Its original (system, `variant_of`, run) is not among the originals.
@@ -333,7 +337,7 @@ pub enum ExclusionReason {
 }
 
 /// A record left out of every pair, named.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Exclusion {
     /// Record id.
     pub id: String,
@@ -348,7 +352,7 @@ pub struct Exclusion {
 }
 
 /// The whole analysis.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RobustnessReport {
     /// Metrics compared.
     pub metrics: Vec<String>,

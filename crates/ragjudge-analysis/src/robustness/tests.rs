@@ -223,7 +223,7 @@ fn files_have_no_nan_and_one_row_per_group() {
     let (o, v) = fixture();
     let r = analyse(&o, &v, &settings()).unwrap();
     let dir = std::env::temp_dir().join(format!("ragjudge-robustness-{}", std::process::id()));
-    write_files(&dir, &r).unwrap();
+    write_files(&dir, &r, &ragjudge_artifacts::Provenance::version_only()).unwrap();
     let deltas = std::fs::read_to_string(dir.join("deltas.csv")).unwrap();
     assert_eq!(deltas.lines().count(), 2, "{deltas}");
     assert!(deltas.lines().next().unwrap().starts_with("metric,system,perturbation,severity,n,empty,"));

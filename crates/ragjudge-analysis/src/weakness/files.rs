@@ -1,23 +1,20 @@
 //! The files of a weakness analysis: `weakness.json` (every report), `marginal.csv` and
 //! `bivariate.csv` (a row per slice or cell, every metric).
 
-use super::WeaknessReport;
+use super::job::WeaknessArtifact;
 use crate::files_error::stage;
 pub use crate::files_error::FilesError;
-use ragjudge_artifacts::OutputSet;
-use serde_json::{json, Value};
+use ragjudge_artifacts::{to_json_bytes, OutputSet, Provenance};
 use std::path::Path;
 
-/// `weakness.json`, `marginal.csv` and `bivariate.csv` in `dir`.
-pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Result<(), FilesError> {
+/// `weakness.json` (the artifact), `marginal.csv` and `bivariate.csv` in `dir`.
+pub fn write_files(dir: &Path, artifact: &WeaknessArtifact, provenance: &Provenance) -> Result<(), FilesError> {
     std::fs::create_dir_all(dir).map_err(|e| FilesError::new(dir, e))?;
     // Every file complete before any is put in place (`OutputSet`).
     let mut set = OutputSet::new();
-    let all: Vec<Value> =
-        reports.iter().map(|(m, r, u)| json!({"metric": m, "rows_left_out": u, "report": r})).collect();
     let json_path = dir.join("weakness.json");
-    let text = serde_json::to_string_pretty(&all).map_err(|e| FilesError::new(&json_path, e))?;
-    set.push_bytes(&json_path, text.as_bytes()).map_err(|e| FilesError::new(&json_path, e))?;
+    let bytes = to_json_bytes(provenance, artifact).map_err(|e| FilesError::new(&json_path, e))?;
+    set.push_bytes(&json_path, &bytes).map_err(|e| FilesError::new(&json_path, e))?;
     // Shortest round-trip text, with an exponent for very small or large values (p-values far
     // below 1e-5 would otherwise be written as hundreds of digits).
     let num = |v: f64| format!("{v:?}");
@@ -61,7 +58,8 @@ pub fn write_files(dir: &Path, reports: &[(&str, &WeaknessReport, usize)]) -> Re
         "significant",
     ])
     .map_err(|e| FilesError::new(&bp, e))?;
-    for (metric, r, _) in reports {
+    for w in &artifact.reports {
+        let (metric, r) = (&w.metric, &w.report);
         for s in &r.marginal {
             m.write_record([
                 metric.to_string(),

@@ -11,9 +11,11 @@
 //! ones (adjusted p below `alpha`) whose mean is below the rest's, worst first.
 
 mod files;
+mod job;
 mod table;
 
 pub use files::{write_files, FilesError};
+pub use job::{MetricWeakness, WeaknessArtifact, WeaknessJob, WeaknessJobError, WeaknessOutcome, WeaknessRows};
 pub use table::StrataTable;
 use table::NONE;
 
@@ -79,7 +81,7 @@ impl Default for WeaknessSettings {
 }
 
 /// One stratum of one dimension of one system.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SliceReport {
     /// System.
     pub system: String,
@@ -115,7 +117,7 @@ pub struct SliceReport {
 }
 
 /// One cell of a pair of dimensions of one system.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CellReport {
     /// System.
     pub system: String,
@@ -144,7 +146,7 @@ pub struct CellReport {
 }
 
 /// The analysis of one metric.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WeaknessReport {
     /// Per system, dimension and stratum.
     pub marginal: Vec<SliceReport>,

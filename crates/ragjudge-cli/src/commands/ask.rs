@@ -4,8 +4,8 @@ use crate::args::JudgeArgs;
 use crate::backends;
 use anyhow::Result;
 use clap::Args;
-use ragjudge_models::{GenParams, Prompt};
-use serde_json::json;
+use ragjudge_models::{GenParams, Generation, LabelProbs, Prompt, Usage};
+use serde::Serialize;
 
 /// `ragjudge ask`.
 #[derive(Debug, Args)]
@@ -28,6 +28,17 @@ pub struct AskArgs {
     pub json: bool,
 }
 
+/// `ask --json`: the judge, its generation or label probabilities, and its usage.
+#[derive(Serialize)]
+struct Reply<'a> {
+    judge: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation: Option<&'a Generation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label_probs: Option<&'a LabelProbs>,
+    usage: Usage,
+}
+
 /// Runs `ragjudge ask`.
 pub fn run(args: &AskArgs) -> Result<()> {
     let judge = backends::judge(&args.judge)?;
@@ -36,7 +47,9 @@ pub fn run(args: &AskArgs) -> Result<()> {
         let params = GenParams { max_tokens: args.max_tokens, ..GenParams::default() };
         let g = judge.generate(&prompt, &params)?;
         if args.json {
-            println!("{}", json!({"judge": judge.identity(), "generation": g, "usage": judge.usage()}));
+            let reply =
+                Reply { judge: judge.identity(), generation: Some(&g), label_probs: None, usage: judge.usage() };
+            println!("{}", serde_json::to_string(&reply)?);
         } else {
             println!("{}", g.text);
         }
@@ -44,7 +57,8 @@ pub fn run(args: &AskArgs) -> Result<()> {
     }
     let p = judge.label_probs(&prompt, &args.labels)?;
     if args.json {
-        println!("{}", json!({"judge": judge.identity(), "label_probs": p, "usage": judge.usage()}));
+        let reply = Reply { judge: judge.identity(), generation: None, label_probs: Some(&p), usage: judge.usage() };
+        println!("{}", serde_json::to_string(&reply)?);
     } else {
         for (l, q) in p.labels.iter().zip(&p.probs) {
             println!("{l}\t{q:.6}");

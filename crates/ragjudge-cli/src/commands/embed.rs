@@ -5,8 +5,8 @@ use crate::backends;
 use crate::progress::Progress;
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
-use ragjudge_trec::answer::golden::cosine;
-use serde_json::json;
+use ragjudge_core::numeric::cosine_or_zero;
+use serde::Serialize;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -52,6 +52,20 @@ pub struct SimilarityArgs {
     pub json: bool,
 }
 
+/// One line of `embed`'s output.
+#[derive(Serialize)]
+struct Embedded<'a> {
+    text: &'a str,
+    vector: &'a [f32],
+}
+
+/// `similarity --json`.
+#[derive(Serialize)]
+struct Similarity {
+    model: String,
+    cosine: f64,
+}
+
 /// Runs `ragjudge embed`: one text per input line -> one `{"text", "vector"}` JSON line.
 pub fn run_embed(args: &EmbedArgs) -> Result<()> {
     let name = args.input.display().to_string();
@@ -68,7 +82,7 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = embedder.embed(&refs)?;
         for (t, v) in texts.iter().zip(vectors) {
-            serde_json::to_writer(&mut *out, &json!({"text": t, "vector": v}))?;
+            serde_json::to_writer(&mut *out, &Embedded { text: t, vector: &v })?;
             out.write_all(b"\n")?;
         }
         progress.inc(texts.len() as u64);
@@ -97,10 +111,9 @@ pub fn run_embed(args: &EmbedArgs) -> Result<()> {
 pub fn run_similarity(args: &SimilarityArgs) -> Result<()> {
     let embedder = backends::embedder(&args.model, 2, None, args.precision)?;
     let v = embedder.embed(&[&args.text_a, &args.text_b])?;
-    let cos =
-        cosine(&v[0], &v[1]).ok_or_else(|| anyhow::anyhow!("the two vectors differ in length or are not finite"))?;
+    let cos = cosine_or_zero(&v[0], &v[1])?;
     if args.json {
-        println!("{}", json!({"model": embedder.identity(), "cosine": cos}));
+        println!("{}", serde_json::to_string(&Similarity { model: embedder.identity(), cosine: cos })?);
     } else {
         println!("{cos:.6}");
     }

@@ -10,6 +10,7 @@ pub mod embed;
 pub mod fuse;
 pub mod gate;
 pub mod judge_eval;
+pub mod judge_protocol;
 pub mod merge;
 pub mod models;
 pub mod perturb;

@@ -1,14 +1,12 @@
-//! `ragjudge probes generate|report`: counterfactual bias probes (HCAT §4).
+//! `ragjudge probes generate|report`: counterfactual bias probes (HCAT §4), through
+//! `ragjudge_safety::probes::job`.
 
 use crate::args::ShardArgs;
-use anyhow::{bail, Context as _, Result};
+use anyhow::{Context as _, Result};
 use clap::{Args, Subcommand};
-use ragjudge_core::{ReadOptions, Record, RecordReader};
 use ragjudge_eval::scores::read_score_file;
-use ragjudge_safety::probes::generate::Swapper;
-use ragjudge_safety::probes::report::{report, ProbeReport, ScoreTable};
-use serde_json::Value;
-use std::io::Write;
+use ragjudge_safety::probes::job::{generate_probes, probe_report, read_records, write_report, ReportSettings};
+use ragjudge_safety::probes::report::{ProbeReport, ScoreTable};
 use std::path::{Path, PathBuf};
 
 /// `ragjudge probes`.
@@ -64,45 +62,40 @@ pub enum ProbesAction {
 /// Runs `probes`.
 pub fn run(args: &ProbesArgs) -> Result<()> {
     match &args.action {
-        ProbesAction::Generate { input, output, json, shard } => generate(input, output, *json, shard),
+        ProbesAction::Generate { input, output, json, shard } => {
+            ragjudge_artifacts::check_not_input(output, &[input])?;
+            let records = shard.select(read_records(input)?);
+            let s = generate_probes(&records, output)?;
+            if *json {
+                println!("{}", serde_json::to_string(&s)?);
+            } else {
+                println!(
+                    "{} of {} records mention demographic terms; {} variants written to {} ({})",
+                    s.probed,
+                    s.records,
+                    s.variants,
+                    output.display(),
+                    s.terms
+                );
+            }
+            Ok(())
+        }
         ProbesAction::Report { scores, input, metrics, threshold, output, json } => {
-            run_report(scores, input, metrics, *threshold, output.as_deref(), *json)
+            let settings = ReportSettings { columns: metrics.clone(), threshold: *threshold };
+            let table = read_scores(scores)?;
+            let records = read_records(input)?;
+            let r = probe_report(&records, &table, &settings).with_context(|| scores.display().to_string())?;
+            if let Some(p) = output {
+                write_report(p, &r, &[scores.as_path(), input.as_path()], &settings)?;
+            }
+            if *json {
+                println!("{}", serde_json::to_string(&r)?);
+            } else {
+                print_report(&r);
+            }
+            Ok(())
         }
     }
-}
-
-fn read_records(path: &Path) -> Result<Vec<Record>> {
-    let reader = RecordReader::open(path, &ReadOptions::default())?;
-    reader.map(|r| r.map_err(anyhow::Error::from)).collect()
-}
-
-fn generate(input: &Path, output: &Path, json: bool, shard: &ShardArgs) -> Result<()> {
-    ragjudge_artifacts::check_not_input(output, &[input])?;
-    let records = shard.select(read_records(input)?);
-    let out = Swapper::default().generate(&records);
-    let mut w = ragjudge_artifacts::AtomicFile::create(output)?;
-    for r in &out {
-        serde_json::to_writer(&mut w, r).with_context(|| format!("{}: write failed", output.display()))?;
-        w.write_all(b"\n").with_context(|| format!("{}: write failed", output.display()))?;
-    }
-    w.commit()?;
-    let originals = out.iter().filter(|r| r.meta.get("probe_variant") == Some(&Value::from("original"))).count();
-    let variants = out.len() - originals;
-    if json {
-        let v = serde_json::json!({"records": records.len(), "probed": originals, "variants": variants,
-            "terms": ragjudge_safety::probes::terms::VERSION});
-        println!("{v}");
-    } else {
-        println!(
-            "{} of {} records mention demographic terms; {} variants written to {} ({})",
-            originals,
-            records.len(),
-            variants,
-            output.display(),
-            ragjudge_safety::probes::terms::VERSION
-        );
-    }
-    Ok(())
 }
 
 /// Reads per-record scores (`id`, `system` and numeric columns) into the probes' table.
@@ -145,40 +138,4 @@ fn print_report(r: &ProbeReport) {
     if !r.unmatched.is_empty() {
         println!("{} variants without an original or scores (first: {})", r.unmatched.len(), r.unmatched[0]);
     }
-}
-
-fn run_report(
-    scores: &Path,
-    input: &Path,
-    metrics: &[String],
-    threshold: Option<f64>,
-    output: Option<&Path>,
-    json: bool,
-) -> Result<()> {
-    if let Some(t) = threshold {
-        if !(t.is_finite() && t >= 0.0) {
-            bail!("--threshold must be a non-negative number, got {t}");
-        }
-    }
-    let table = read_scores(scores)?;
-    let records = read_records(input)?;
-    let columns: Vec<String> = if metrics.is_empty() { table.columns.clone() } else { metrics.to_vec() };
-    let r = report(&records, &table, &columns, threshold)
-        .map_err(anyhow::Error::msg)
-        .with_context(|| scores.display().to_string())?;
-    if r.pairs.is_empty() {
-        bail!(
-            "no variant/original pairs found (records need probe_* meta from `probes generate`, and scores for both)"
-        );
-    }
-    if let Some(p) = output {
-        let s = serde_json::to_string_pretty(&r)?;
-        ragjudge_artifacts::write_atomic(p, s.as_bytes())?;
-    }
-    if json {
-        println!("{}", serde_json::to_string(&r)?);
-    } else {
-        print_report(&r);
-    }
-    Ok(())
 }

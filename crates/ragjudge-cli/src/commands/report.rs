@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_charts::{write_chart, Size};
-use ragjudge_report::charts::all_charts;
+use ragjudge_report::charts::{all_charts, DrawnChart, NamedChart};
 use ragjudge_report::html::{render, ReportOptions};
 use ragjudge_report::inputs::read_inputs;
 use ragjudge_report::Provenance;
@@ -14,8 +14,8 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Outputs of other commands: score files (.csv/.jsonl), `score --json` summaries, DICE
-    /// output directories, `calibrate --report` files, weakness and robustness directories, and
-    /// record files (questions and answers for the drill-down).
+    /// output directories, `calibrate --report` files, fusion models, weakness and robustness
+    /// directories, and record files (questions and answers for the drill-down).
     #[arg(required = true, value_name = "DIR_OR_FILE")]
     pub inputs: Vec<PathBuf>,
     /// The HTML file to write.
@@ -59,15 +59,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let rendered = render(&inputs, &opts);
     ragjudge_artifacts::write_atomic(&args.output, rendered.html.as_bytes())?;
     if args.json {
-        let v = serde_json::json!({
-            "output": args.output,
-            "bytes": rendered.html.len(),
-            "sections": rendered.sections,
-            "charts": rendered.charts,
-            "notes": rendered.notes,
-            "skipped": inputs.skipped.iter().map(|s| serde_json::json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", serde_json::to_string_pretty(&rendered.summary(&args.output, &inputs.skipped))?);
     } else {
         println!(
             "{}: {} sections ({}), {} charts, {:.1} kB",
@@ -119,9 +111,8 @@ pub fn run_plot(args: &PlotArgs) -> Result<()> {
     let charts = all_charts(&inputs);
     if args.list {
         if args.json {
-            let v: Vec<_> =
-                charts.iter().map(|c| serde_json::json!({"name": c.name, "title": c.chart.title})).collect();
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            let entries: Vec<_> = charts.iter().map(NamedChart::entry).collect();
+            println!("{}", serde_json::to_string_pretty(&entries)?);
             return Ok(());
         }
         for c in &charts {
@@ -143,8 +134,9 @@ pub fn run_plot(args: &PlotArgs) -> Result<()> {
     let size = Size { width: args.width.unwrap_or(own.width), height: args.height.unwrap_or(own.height) };
     write_chart(&c.chart, output, size)?;
     if args.json {
-        let v = serde_json::json!({"output": output, "chart": c.name, "title": c.chart.title, "width": size.width, "height": size.height});
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        let (chart, title) = (c.name.as_str(), c.chart.title.as_str());
+        let drawn = DrawnChart { output, chart, title, width: size.width, height: size.height };
+        println!("{}", serde_json::to_string_pretty(&drawn)?);
     } else {
         println!("{}: {} ({}x{})", output.display(), c.chart.title, size.width, size.height);
     }

@@ -6,20 +6,10 @@
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
-use ragjudge_analysis::robustness::{
-    analyse, write_files, Abstention, Correctness, RobustnessReport, RobustnessSettings, ScoreTable, ScoredRecord,
-    VariantMeta, OOD,
-};
-use ragjudge_core::table::{has_column, read_table};
-use ragjudge_core::{ReadOptions, RecordReader};
-use ragjudge_eval::scores::read_score_file;
+use ragjudge_analysis::robustness::{render, write_files, Abstention, Correctness, RobustnessJob, RobustnessSettings};
+use ragjudge_artifacts::Provenance;
 use ragjudge_report::charts::{robustness_charts, write_all};
-use serde_json::Value;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-/// Columns that describe a variant rather than score it.
-const META_COLUMNS: [&str; 4] = ["variant_of", "perturbation", "severity", "seed"];
+use std::path::PathBuf;
 
 /// `ragjudge robustness`.
 #[derive(Debug, Args)]
@@ -85,189 +75,56 @@ fn rule(s: &str, option: &str) -> Result<(String, f64, bool)> {
     Ok((col.trim().to_string(), t, at_least))
 }
 
-/// A meta value or cell as text (`None` for null or empty).
-fn text(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::Null => None,
-        Value::String(s) if s.trim().is_empty() => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
-/// What the records say about each (id, system, run): variant meta, question and answer.
-type Known = HashMap<(String, String, String), (VariantMeta, String, String)>;
-
-fn records(paths: &[PathBuf]) -> Result<Known> {
-    let mut out = Known::new();
-    for path in paths {
-        for r in RecordReader::open(path, &ReadOptions::default())? {
-            let r = r?;
-            let meta = VariantMeta {
-                variant_of: text(r.meta.get("variant_of")),
-                perturbation: text(r.meta.get("perturbation")),
-                severity: text(r.meta.get("severity")),
-            };
-            let run = r.run.map(|n| n.to_string()).unwrap_or_default();
-            out.entry((r.id, r.system, run)).or_insert((meta, r.query, r.answer));
-        }
-    }
-    Ok(out)
-}
-
-/// A score file with each row's run and variant meta (from `known`, else from its own columns).
-fn table(path: &Path, metrics_only: bool, known: &Known) -> Result<ScoreTable> {
-    let scores = read_score_file(path)?;
-    let mut cols = vec!["id", "system"];
-    for c in ["run", "variant_of", "perturbation", "severity"] {
-        if has_column(path, c)? {
-            cols.push(c);
-        }
-    }
-    let cells = read_table(path, &cols)?;
-    if cells.rows.len() != scores.rows.len() {
-        bail!("{}: rows could not be read alike as scores and as cells", path.display());
-    }
-    let at = |name: &str| cols.iter().position(|c| *c == name);
-    let mut rows = Vec::with_capacity(scores.rows.len());
-    for (r, (_, c)) in scores.rows.into_iter().zip(&cells.rows) {
-        let cell = |name: &str| at(name).and_then(|i| c[i].clone()).filter(|s| !s.trim().is_empty());
-        let run = cell("run");
-        let key = (r.id.clone(), r.system.clone(), run.clone().unwrap_or_default());
-        let (variant, query, answer) = match known.get(&key) {
-            Some((m, q, a)) => (m.clone(), Some(q.clone()), Some(a.clone())),
-            None if metrics_only => (VariantMeta::default(), None, None),
-            None => (
-                VariantMeta {
-                    variant_of: cell("variant_of"),
-                    perturbation: cell("perturbation"),
-                    severity: cell("severity"),
-                },
-                None,
-                None,
-            ),
+impl RobustnessArgs {
+    /// The library job these options describe.
+    fn job(&self) -> Result<RobustnessJob> {
+        let correct = match &self.correct {
+            Some(s) => match rule(s, "--correct")? {
+                (column, threshold, true) => Some(Correctness { column, threshold }),
+                _ => bail!("--correct `{s}`: expected COLUMN>=THRESHOLD"),
+            },
+            None => None,
         };
-        rows.push(ScoredRecord { id: r.id, system: r.system, run, values: r.values, variant, query, answer });
+        let abstention = match &self.abstention {
+            Some(s) => rule(s, "--abstention")
+                .map(|(column, threshold, at_least)| Some(Abstention { column, threshold, at_least }))?,
+            None => None,
+        };
+        let settings = RobustnessSettings {
+            metrics: self.metric.iter().map(|m| m.trim().to_string()).collect(),
+            correct,
+            tolerance: self.tolerance,
+            worst: self.worst,
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+            abstention,
+            hallucination: self.hallucination.clone(),
+            ..RobustnessSettings::default()
+        };
+        let (original, variants, inputs) = (self.original.clone(), self.variants.clone(), self.inputs.clone());
+        Ok(RobustnessJob { original, variants, inputs, settings })
     }
-    let columns = scores.columns.into_iter().collect();
-    Ok(ScoreTable { name: path.display().to_string(), columns, rows })
 }
 
 /// Runs `ragjudge robustness`.
 pub fn run(args: &RobustnessArgs) -> Result<()> {
-    let known = records(&args.inputs)?;
-    let originals = table(&args.original, true, &known)?;
-    let variants = table(&args.variants, false, &known)?;
-    if variants.rows.iter().all(|r| r.variant.variant_of.is_none() && r.variant.perturbation.is_none()) {
-        bail!(
-            "{}: no variant: give the records with --input (meta.variant_of, meta.perturbation) or \
-             columns `variant_of` and `perturbation`",
-            args.variants.display()
-        );
+    let outcome = args.job()?.run()?;
+    for r in &outcome.repeats {
+        eprintln!("warning: {r}");
     }
-    let metrics: Vec<String> = if args.metric.is_empty() {
-        let both = originals.columns.iter().filter(|c| variants.columns.contains(c));
-        both.filter(|c| !META_COLUMNS.contains(&c.as_str())).cloned().collect()
-    } else {
-        args.metric.iter().map(|m| m.trim().to_string()).collect()
-    };
-    if metrics.is_empty() && variants.rows.iter().any(|r| r.variant.perturbation.as_deref() != Some(OOD)) {
-        bail!(
-            "{}: no numeric column in common with {}: name metrics with --metric",
-            args.variants.display(),
-            args.original.display()
-        );
-    }
-    let correct = match &args.correct {
-        Some(s) => match rule(s, "--correct")? {
-            (column, threshold, true) => Some(Correctness { column, threshold }),
-            _ => bail!("--correct `{s}`: expected COLUMN>=THRESHOLD"),
-        },
-        None => None,
-    };
-    let abstention = match &args.abstention {
-        Some(s) => rule(s, "--abstention")
-            .map(|(column, threshold, at_least)| Some(Abstention { column, threshold, at_least }))?,
-        None => None,
-    };
-    let settings = RobustnessSettings {
-        metrics,
-        correct,
-        tolerance: args.tolerance,
-        worst: args.worst,
-        bootstrap: args.bootstrap,
-        seed: args.seed,
-        abstention,
-        hallucination: args.hallucination.clone(),
-        ..RobustnessSettings::default()
-    };
-    let report = analyse(&originals, &variants, &settings)?;
+    let report = &outcome.report;
     if let Some(dir) = &args.output {
-        write_files(dir, &report)?;
-        let files = write_all(&robustness_charts(&report), &dir.join("plots"))?;
+        let mut provenance = Provenance::of_this_process();
+        provenance.add_inputs(&[&args.original, &args.variants])?;
+        provenance.add_inputs(&args.inputs)?;
+        write_files(dir, report, &provenance)?;
+        let files = write_all(&robustness_charts(report), &dir.join("plots"))?;
         eprintln!("{} charts written to {}", files.len() / 2, dir.join("plots").display());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(());
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        print!("{}", render(report));
     }
-    print(&report);
     Ok(())
-}
-
-fn num(x: Option<f64>) -> String {
-    x.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into())
-}
-
-fn print(r: &RobustnessReport) {
-    for metric in &r.metrics {
-        let worse = if r.tolerance > 0.0 { format!("delta < -{}", r.tolerance) } else { "delta < 0".into() };
-        println!(
-            "{metric}: variant - original, {:.0}% paired bootstrap ({} resamples); worse: {worse}; flips: {}",
-            r.level * 100.0,
-            r.bootstrap,
-            r.correct
-                .as_ref()
-                .map(|c| format!("correct = {} >= {}", c.column, c.threshold))
-                .unwrap_or_else(|| "-".into())
-        );
-        println!(
-            "  {:<12} {:<12} {:>8} {:>5} {:>9} {:>9} {:>28} {:>7} {:>7} {:>7}",
-            "system", "perturbation", "severity", "n", "original", "variant", "delta [CI]", "worse", "lost", "gained"
-        );
-        for d in r.deltas.iter().filter(|d| &d.metric == metric) {
-            let delta = match (d.delta, d.ci_low, d.ci_high) {
-                (Some(x), Some(lo), Some(hi)) => format!("{x:+.4} [{lo:+.4}, {hi:+.4}]"),
-                _ => "-".into(),
-            };
-            let empty = if d.empty > 0 { format!(" ({} empty)", d.empty) } else { String::new() };
-            println!(
-                "  {:<12} {:<12} {:>8} {:>5} {:>9} {:>9} {:>28} {:>7} {:>7} {:>7}{empty}",
-                d.system,
-                d.perturbation,
-                d.severity,
-                d.n,
-                num(d.original_mean),
-                num(d.variant_mean),
-                delta,
-                num(d.worse_share),
-                num(d.flips.as_ref().map(|f| f.rate)),
-                num(d.flips.as_ref().map(|f| f.reverse_rate)),
-            );
-        }
-    }
-    for o in &r.ood {
-        let a = o.abstention.as_ref().map(|a| format!(", abstained {} ({}/{})", num(a.rate), a.abstained, a.n));
-        let h = o.hallucination.as_ref().map(|h| format!(", {} mean {}", h.column, num(h.mean)));
-        println!("ood {}: n {}{}{}", o.system, o.n, a.unwrap_or_default(), h.unwrap_or_default());
-    }
-    if !r.exclusions.is_empty() {
-        let ids: Vec<String> = r.exclusions.iter().take(5).map(|e| format!("{} ({:?})", e.id, e.reason)).collect();
-        println!(
-            "{} variant records in no pair: {}{}",
-            r.exclusions.len(),
-            ids.join(", "),
-            if r.exclusions.len() > 5 { ", ..." } else { "" }
-        );
-    }
 }

@@ -2,18 +2,14 @@
 //! Scores come from a per-record score file; strata from the records' `meta` (`--input`) or
 //! from columns of the score file itself.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use ragjudge_analysis::weakness::write_files;
-use ragjudge_analysis::{analyse_table, StrataTable, WeaknessReport, WeaknessSettings};
-use ragjudge_core::{ReadOptions, RecordReader};
-use ragjudge_eval::scores::scan_score_file;
-use ragjudge_eval::EvalError;
+use ragjudge_analysis::weakness::{write_files, WeaknessJob, WeaknessOutcome};
+use ragjudge_analysis::WeaknessSettings;
+use ragjudge_artifacts::Provenance;
 use ragjudge_report::charts::{stratum_distributions, weakness_charts, write_all};
 use ragjudge_report::inputs::WeaknessInput;
-use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `ragjudge weakness`.
 #[derive(Debug, Args)]
@@ -52,143 +48,41 @@ pub struct WeaknessArgs {
     pub json: bool,
 }
 
-/// Each record's strata, by (id, system).
-type Strata = HashMap<(String, String), Vec<Option<String>>>;
-
-/// A meta value as a stratum name.
-fn stratum(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) if s.trim().is_empty() => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
-/// The strata of every `--input` record, from its meta.
-fn record_strata(args: &WeaknessArgs) -> Result<Strata> {
-    let mut out = Strata::new();
-    let mut seen = vec![false; args.by.len()];
-    for path in &args.inputs {
-        for r in RecordReader::open(path, &ReadOptions::default())? {
-            let r = r?;
-            let values: Vec<Option<String>> = args.by.iter().map(|d| r.meta.get(d).and_then(stratum)).collect();
-            for (s, v) in seen.iter_mut().zip(&values) {
-                *s |= v.is_some();
-            }
-            out.insert((r.id, r.system), values);
-        }
-    }
-    if let Some(i) = seen.iter().position(|s| !s) {
-        bail!("no record of --input has a `meta.{}` (strata: --by)", args.by[i]);
-    }
-    Ok(out)
-}
-
-/// The rows of the analysis, read from the score file in one pass: each row's system and
-/// strata as codes ([`StrataTable`]) and its value in each metric, so that millions of rows
-/// take tens of megabytes.
-struct Loaded {
-    table: StrataTable,
-    /// Per metric, a value per row of `table` (`None`: empty or not a number).
-    metrics: Vec<(String, Vec<Option<f64>>)>,
-    /// Score rows whose id and system no `--input` record has (left out of every metric).
-    without_record: usize,
-}
-
-fn load(args: &WeaknessArgs) -> Result<Loaded> {
-    let records = if args.inputs.is_empty() { None } else { Some(record_strata(args)?) };
-    let mut table = StrataTable::new(args.by.len());
-    let mut metrics: Vec<(String, Vec<Option<f64>>)> = args.metric.iter().map(|m| (m.clone(), Vec::new())).collect();
-    let (mut without_record, mut seen) = (0usize, vec![false; args.by.len()]);
-    let path = &args.scores;
-    scan_score_file(path, |row| {
-        let system = row.text("system").unwrap_or_default();
-        let strata: Vec<Option<String>> = match &records {
-            Some(map) => match map.get(&(row.text("id").unwrap_or_default(), system.clone())) {
-                Some(s) => s.clone(),
-                None => {
-                    without_record += 1;
-                    return Ok(());
-                }
-            },
-            None => args.by.iter().map(|c| row.text(c)).collect(),
+impl WeaknessArgs {
+    /// The library job these options describe.
+    fn job(&self) -> WeaknessJob {
+        let settings = WeaknessSettings {
+            dimensions: self.by.iter().map(|s| s.trim().to_string()).collect(),
+            alpha: self.alpha,
+            min_n: self.min_n,
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+            ..WeaknessSettings::default()
         };
-        for (s, v) in seen.iter_mut().zip(&strata) {
-            *s |= v.is_some();
-        }
-        let refs: Vec<Option<&str>> = strata.iter().map(Option::as_deref).collect();
-        table.push(&system, &refs).map_err(|e| EvalError::io(path, format!("line {}: {e}", row.line)))?;
-        if args.metric.is_empty() {
-            for c in row.score_columns() {
-                let new =
-                    !metrics.iter().any(|(m, _)| m == c) && (records.is_some() || !args.by.iter().any(|b| b == c));
-                if new && row.number(c).is_some() {
-                    metrics.push((c.to_string(), vec![None; table.len() - 1]));
-                }
-            }
-        }
-        for (name, values) in &mut metrics {
-            values.push(row.number(name));
-        }
-        Ok(())
-    })?;
-    if records.is_none() {
-        if let Some(i) = seen.iter().position(|s| !s) {
-            bail!(
-                "{}: missing column `{}`: no row has a value there (--by names columns of the score file, or meta \
-                 keys of the --input records)",
-                path.display(),
-                args.by[i]
-            );
-        }
+        WeaknessJob { scores: self.scores.clone(), inputs: self.inputs.clone(), metrics: self.metric.clone(), settings }
     }
-    if let Some((m, _)) = metrics.iter().find(|(_, v)| v.iter().all(Option::is_none)) {
-        bail!("{}: no numeric column `{m}`", path.display());
-    }
-    Ok(Loaded { table, metrics, without_record })
 }
 
 /// Runs `ragjudge weakness`.
 pub fn run(args: &WeaknessArgs) -> Result<()> {
-    let settings = WeaknessSettings {
-        dimensions: args.by.iter().map(|s| s.trim().to_string()).collect(),
-        alpha: args.alpha,
-        min_n: args.min_n,
-        bootstrap: args.bootstrap,
-        seed: args.seed,
-        ..WeaknessSettings::default()
-    };
-    let Loaded { table, metrics, without_record } = load(args)?;
-    let mut reports: Vec<(String, WeaknessReport, usize)> = Vec::new();
-    let mut distributions = Vec::new();
-    for (metric, values) in &metrics {
-        let left_out = without_record + values.iter().filter(|v| v.is_none()).count();
-        reports.push((metric.clone(), analyse_table(&table, values, &settings)?, left_out));
-        for (d, dimension) in settings.dimensions.iter().enumerate() {
-            let rows = (0..table.len()).filter_map(|i| Some((table.system(i), table.stratum(i, d)?, values[i]?)));
-            distributions.extend(stratum_distributions(metric, dimension, rows));
-        }
+    let job = args.job();
+    let outcome = job.run()?;
+    for r in &outcome.rows.repeats {
+        eprintln!("warning: {r}");
     }
     if let Some(dir) = &args.output {
-        let named: Vec<(&str, &WeaknessReport, usize)> = reports.iter().map(|(m, r, u)| (m.as_str(), r, *u)).collect();
-        write_files(dir, &named)?;
-        let inputs: Vec<WeaknessInput> = reports
-            .iter()
-            .map(|(m, r, u)| WeaknessInput { metric: m.clone(), rows_left_out: *u, report: r.clone() })
-            .collect();
-        let mut charts = weakness_charts(&inputs);
-        charts.extend(distributions);
-        let files = write_all(&charts, &dir.join("plots"))?;
-        eprintln!("{} charts written to {}", files.len() / 2, dir.join("plots").display());
+        let mut provenance = Provenance::of_this_process();
+        provenance.add_inputs(&[&args.scores])?;
+        provenance.add_inputs(&args.inputs)?;
+        write_files(dir, &outcome.artifact, &provenance)?;
+        charts(dir, &job, &outcome)?;
     }
     if args.json {
-        let v: Vec<Value> =
-            reports.iter().map(|(m, r, u)| json!({"metric": m, "rows_left_out": u, "report": r})).collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", serde_json::to_string_pretty(&outcome.artifact.reports)?);
         return Ok(());
     }
-    for (metric, r, unmatched) in &reports {
+    for w in &outcome.artifact.reports {
+        let (metric, r, unmatched) = (&w.metric, &w.report, w.rows_left_out);
         println!(
             "{metric}: {} significant weak slices, {} weak cells (alpha {}, BH)",
             r.weakest.len(),
@@ -225,9 +119,30 @@ pub fn run(args: &WeaknessArgs) -> Result<()> {
                 c.p_adjusted.unwrap_or(f64::NAN)
             );
         }
-        if *unmatched > 0 {
+        if unmatched > 0 {
             println!("  ({unmatched} rows without a value or without strata left out)");
         }
     }
+    Ok(())
+}
+
+/// The charts of `plots/`: slices with intervals, a heatmap per system, distributions per stratum.
+fn charts(dir: &Path, job: &WeaknessJob, outcome: &WeaknessOutcome) -> Result<()> {
+    let inputs: Vec<WeaknessInput> = outcome
+        .artifact
+        .reports
+        .iter()
+        .map(|w| WeaknessInput { metric: w.metric.clone(), rows_left_out: w.rows_left_out, report: w.report.clone() })
+        .collect();
+    let mut charts = weakness_charts(&inputs);
+    let table = &outcome.rows.table;
+    for (metric, values) in &outcome.rows.metrics {
+        for (d, dimension) in job.settings.dimensions.iter().enumerate() {
+            let rows = (0..table.len()).filter_map(|i| Some((table.system(i), table.stratum(i, d)?, values[i]?)));
+            charts.extend(stratum_distributions(metric, dimension, rows));
+        }
+    }
+    let files = write_all(&charts, &dir.join("plots"))?;
+    eprintln!("{} charts written to {}", files.len() / 2, dir.join("plots").display());
     Ok(())
 }

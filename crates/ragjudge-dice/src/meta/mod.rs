@@ -7,10 +7,13 @@
 
 pub mod consistency;
 pub mod items;
+pub mod job;
 pub mod protocol;
 pub mod stack;
 pub mod stats;
+pub mod table;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,32 +85,38 @@ pub fn evaluate_set(
 }
 
 /// An evaluator's accuracy on a set as its authors published it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StoredRow {
     /// The set (file stem of the LLMBar layout).
-    pub set: &'static str,
+    pub set: Cow<'static, str>,
     /// The evaluator.
-    pub evaluator: &'static str,
+    pub evaluator: Cow<'static, str>,
     /// Accuracy (both orders averaged).
     pub accuracy: f64,
+}
+
+impl StoredRow {
+    const fn of(set: &'static str, evaluator: &'static str, accuracy: f64) -> Self {
+        StoredRow { set: Cow::Borrowed(set), evaluator: Cow::Borrowed(evaluator), accuracy }
+    }
 }
 
 /// LLMBar's stored results of its vanilla prompt, both orders averaged
 /// (`evaluators/*/Vanilla_NoRules/statistics.json`, `correct_average`).
 pub const STORED: [StoredRow; 9] = [
-    StoredRow { set: "faireval", evaluator: "GPT-4 (LLMBar vanilla)", accuracy: 0.727 },
-    StoredRow { set: "faireval", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.576 },
-    StoredRow { set: "faireval", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.561 },
-    StoredRow { set: "llmeval2", evaluator: "GPT-4 (LLMBar vanilla)", accuracy: 0.755 },
-    StoredRow { set: "llmeval2", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.703 },
-    StoredRow { set: "llmeval2", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.690 },
-    StoredRow { set: "adversarial_Neighbor", evaluator: "GPT-4 (LLMBar vanilla)", accuracy: 0.642 },
-    StoredRow { set: "adversarial_Neighbor", evaluator: "ChatGPT (LLMBar vanilla)", accuracy: 0.179 },
-    StoredRow { set: "adversarial_Neighbor", evaluator: "LLaMA2-70B-chat (LLMBar vanilla)", accuracy: 0.190 },
+    StoredRow::of("faireval", "GPT-4 (LLMBar vanilla)", 0.727),
+    StoredRow::of("faireval", "ChatGPT (LLMBar vanilla)", 0.576),
+    StoredRow::of("faireval", "LLaMA2-70B-chat (LLMBar vanilla)", 0.561),
+    StoredRow::of("llmeval2", "GPT-4 (LLMBar vanilla)", 0.755),
+    StoredRow::of("llmeval2", "ChatGPT (LLMBar vanilla)", 0.703),
+    StoredRow::of("llmeval2", "LLaMA2-70B-chat (LLMBar vanilla)", 0.690),
+    StoredRow::of("adversarial_Neighbor", "GPT-4 (LLMBar vanilla)", 0.642),
+    StoredRow::of("adversarial_Neighbor", "ChatGPT (LLMBar vanilla)", 0.179),
+    StoredRow::of("adversarial_Neighbor", "LLaMA2-70B-chat (LLMBar vanilla)", 0.190),
 ];
 
 /// Figures of a consistency score against human consistency labels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConsistencyStats {
     /// The set.
     pub set: String,

@@ -41,7 +41,7 @@ pub fn target(gold: Outcome) -> f64 {
 }
 
 /// Held-out predictions and the learning curve of a stacker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StackResult {
     /// Feature names.
     pub features: Vec<String>,

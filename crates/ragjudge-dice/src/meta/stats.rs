@@ -8,7 +8,7 @@ use crate::meta::items::{Outcome, PairItem};
 use crate::meta::protocol::Verdict;
 
 /// One row of the meta-evaluation table: a protocol on a set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SetStats {
     /// The set.
     pub set: String,

@@ -9,7 +9,7 @@ use ragjudge_core::Metric;
 use ragjudge_lexical::ciu::{CiuMetric, CiuOptions};
 
 /// Options of CIU, with its ablations.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CiuSettings {
     /// Reading cost per character, `C_char` (eq. 3).
     pub c_char: f64,

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// How the columns of one family were computed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FamilyDefinition {
     /// The family's name (`ciu`, `lexical`, ...).
     pub family: String,
@@ -25,7 +25,7 @@ pub struct FamilyDefinition {
 }
 
 /// The definition of every column of a score file, by column name.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ColumnDefinitions {
     /// Column name -> how it was computed.
     pub columns: BTreeMap<String, FamilyDefinition>,

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// The fusion models of a run (`--metrics fused:FILE`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FusedSettings {
     /// Model files, in the order given.
     pub models: Vec<PathBuf>,

@@ -22,7 +22,7 @@ pub enum HcatNli {
 }
 
 /// Options of the hcat metrics.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HcatSettings {
     /// NLI source; `None`: the cross-encoder when one is named, else off.
     pub nli: Option<HcatNli>,

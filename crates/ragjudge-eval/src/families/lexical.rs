@@ -10,7 +10,7 @@ use ragjudge_lexical::answer_overlap::LexicalMetric;
 use ragjudge_lexical::meteor::MeteorMetric;
 
 /// Options of the lexical metrics.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LexicalSettings {
     /// Stem tokens with the Porter stemmer before ROUGE (rouge-score's `use_stemmer=True`).
     pub rouge_stemmer: bool,

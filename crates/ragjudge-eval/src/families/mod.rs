@@ -66,7 +66,7 @@ pub trait MetricFamily: Sync {
 }
 
 /// The options of every family, each family's in its own field.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricSettings {
     /// ROUGE / BLEU / chrF / SQuAD.
     pub lexical: LexicalSettings,

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Options of the retrieval metrics.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RetrievalSettings {
     /// Cut-offs K.
     pub ks: Vec<usize>,

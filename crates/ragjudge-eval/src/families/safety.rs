@@ -9,7 +9,7 @@ use ragjudge_safety::pii::detectors::PatternDetectors;
 use ragjudge_safety::{PiiScanner, SafetyMetric, SafetyOptions};
 
 /// Options of the safety metrics.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SafetySettings {
     /// Also judge the answer's toxicity with the judge model.
     pub toxicity: bool,

@@ -41,7 +41,7 @@ use std::sync::Arc;
 pub const MIN_RUBER_PAIRS: usize = 10;
 
 /// Options of the semantic metrics.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SemanticSettings {
     /// A trained unreferenced RUBER model (JSON, from [`fit_ruber`] and
     /// [`RuberUnreferenced::save`]); without it the `ruber_unref` and `ruber` columns are absent.

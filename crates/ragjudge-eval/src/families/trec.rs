@@ -96,7 +96,7 @@ impl TrecParts {
 }
 
 /// Options of the trec metrics.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TrecSettings {
     /// Cut-offs K of the UMBRELA Precision@K and AP@K.
     pub ks: Vec<usize>,

@@ -42,6 +42,17 @@ pub enum CacheChoice {
     Disabled,
 }
 
+impl CacheChoice {
+    /// The cache of a command line's `--cache PATH` and `--no-cache` (which wins).
+    pub fn from_flags(path: Option<&std::path::Path>, disabled: bool) -> Self {
+        match (path, disabled) {
+            (_, true) => CacheChoice::Disabled,
+            (Some(p), false) => CacheChoice::Path(p.to_path_buf()),
+            (None, false) => CacheChoice::Default,
+        }
+    }
+}
+
 /// How to reach a judge model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeSettings {
@@ -96,5 +107,20 @@ impl Default for ModelSettings {
             encoder: EncoderSettings::default(),
             judge: JudgeSettings::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn no_cache_wins_over_a_cache_path() {
+        let p = Path::new("c.sqlite");
+        assert_eq!(CacheChoice::from_flags(None, false), CacheChoice::Default);
+        assert_eq!(CacheChoice::from_flags(Some(p), false), CacheChoice::Path(p.to_path_buf()));
+        assert_eq!(CacheChoice::from_flags(Some(p), true), CacheChoice::Disabled);
+        assert_eq!(CacheChoice::from_flags(None, true), CacheChoice::Disabled);
     }
 }

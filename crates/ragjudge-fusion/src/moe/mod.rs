@@ -109,7 +109,7 @@ use crate::bins::Bins;
 use crate::FusionError;
 
 /// How the M expert embeddings are combined into one score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum MoeKind {
     /// MoE-Concat: an MLP on the concatenated embeddings.
     Concat,
@@ -118,7 +118,7 @@ pub enum MoeKind {
 }
 
 /// What the model is trained to predict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Objective {
     /// A real-valued label, mean-squared error on standardised labels; predictions in label units.
     Regression,
@@ -127,7 +127,7 @@ pub enum Objective {
 }
 
 /// Architecture and training settings of a [`MoeModel`]. See the module docs for the defaults.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MoeParams {
     /// MoE-Concat or MoE-CIU.
     pub kind: MoeKind,
@@ -209,7 +209,7 @@ impl MoeParams {
 }
 
 /// One weight array: row-major `f32` values and their shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub(crate) struct Param {
     pub(crate) shape: Vec<usize>,
     pub(crate) data: Vec<f32>,
@@ -232,7 +232,7 @@ impl Param {
 }
 
 /// The layers on top of the embedding table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind")]
 pub(crate) enum Head {
     /// z = w2 . ReLU(w1 h + b1) + b2.
@@ -262,7 +262,7 @@ pub(crate) enum Head {
 }
 
 /// All trained weights.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub(crate) struct Weights {
     /// (M, N, D)
     pub(crate) embeddings: Param,
@@ -294,7 +294,7 @@ impl Weights {
 /// A trained MoE-Concat or MoE-CIU model: its parameters, the fitted bins, the label scaling and
 /// all weights (as `f32` arrays with their shapes). Serialises to JSON with serde; loading checks
 /// every shape against the parameters and the bins.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "MoeModelData", into = "MoeModelData")]
 pub struct MoeModel {
     params: MoeParams,
@@ -305,7 +305,7 @@ pub struct MoeModel {
 }
 
 /// The serialised form of [`MoeModel`], checked on load.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 struct MoeModelData {
     params: MoeParams,
     bins: Bins,

@@ -6,9 +6,11 @@ mod sections;
 
 pub use page::{esc, responsive, CSP};
 
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, Skipped};
 use page::document;
+use serde::Serialize;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// How the report is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +51,37 @@ pub struct Rendered {
     pub charts: Vec<String>,
     /// Notes about what was summarised or left out (also shown on the page).
     pub notes: Vec<String>,
+}
+
+/// What `report --json` prints: where the page went, what it holds and what was left out.
+#[derive(Debug, Clone, Serialize)]
+pub struct RenderedSummary<'a> {
+    /// The HTML file.
+    pub output: &'a Path,
+    /// Its size.
+    pub bytes: usize,
+    /// Section titles, in page order.
+    pub sections: &'a [String],
+    /// Charts drawn, by name.
+    pub charts: &'a [String],
+    /// Notes about what was summarised or left out.
+    pub notes: &'a [String],
+    /// Inputs not used, with the reason.
+    pub skipped: &'a [Skipped],
+}
+
+impl Rendered {
+    /// The summary of this page written to `output`, with the inputs that were `skipped`.
+    pub fn summary<'a>(&'a self, output: &'a Path, skipped: &'a [Skipped]) -> RenderedSummary<'a> {
+        RenderedSummary {
+            output,
+            bytes: self.html.len(),
+            sections: &self.sections,
+            charts: &self.charts,
+            notes: &self.notes,
+            skipped,
+        }
+    }
 }
 
 /// Renders the report of `inputs`.

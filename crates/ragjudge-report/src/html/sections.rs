@@ -739,19 +739,19 @@ fn truncate(s: &str, max: usize) -> String {
 pub(super) fn calibration(ctx: &mut Ctx<'_>) -> String {
     let mut s = String::new();
     for l in &ctx.inputs.loaded {
-        let Input::Calibration(c) = &l.input else { continue };
-        let q = |k: &str| c.quality.as_ref().and_then(|q| q.get(k)).and_then(Value::as_f64);
+        let Input::Calibration(doc) = &l.input else { continue };
+        let c = &doc.body;
         let _ = write!(
             s,
             "<p>{} calibration of <code>{}</code> to <code>{}</code>{} on {} joined rows; on the {} split Brier {} and ECE {}.</p>",
-            esc(&c.method),
+            esc(c.method.name()),
             esc(&c.score_columns.join(", ")),
             esc(&c.label_column),
             c.binarize.map_or(String::new(), |t| format!(" ≥ {t}")),
             c.joined,
             esc(&c.quality_on),
-            num(q("brier"), 4),
-            num(q("ece"), 4)
+            num(c.quality.map(|q| q.brier), 4),
+            num(c.quality.map(|q| q.ece), 4)
         );
         let mut t = Table::new(&[
             ("score", false),
@@ -761,20 +761,18 @@ pub(super) fn calibration(ctx: &mut Ctx<'_>) -> String {
             ("mean set size", true),
         ]);
         for set in &c.sets {
-            let g = |p: &str| set.pointer(p).and_then(Value::as_f64);
-            let coverage = g("/test/coverage");
             let target = 1.0 - c.alpha;
-            let cov = match coverage {
+            let cov = match set.test.as_ref().map(|t| t.coverage) {
                 Some(v) if v + 1e-12 < target => format!("<span class=\"bad\">{v:.3}</span>"),
                 Some(v) => format!("<span class=\"ok\">{v:.3}</span>"),
                 None => "–".into(),
             };
             t.row(vec![
-                esc(&set.get("score").and_then(Value::as_str).unwrap_or("?").to_ascii_uppercase()),
-                num(g("/q_hat"), 4),
+                esc(set.score.name()),
+                num(set.q_hat, 4),
                 cov,
                 format!("≥ {target:.2}"),
-                num(g("/test/mean_size"), 3),
+                num(set.test.as_ref().map(|t| t.mean_size), 3),
             ]);
         }
         s.push_str(&t.html());
@@ -992,9 +990,20 @@ pub(super) fn provenance(ctx: &mut Ctx<'_>) -> String {
                     by.push(format!("usage <code>{}</code>", esc(&u.to_string())));
                 }
             }
-            Input::Calibration(c) => {
-                if let Some(p) = &c.provenance {
-                    by.push(provenance_line(p));
+            Input::Calibration(c) if c.provenance != crate::Provenance::default() => {
+                by.push(provenance_line(&c.provenance));
+            }
+            Input::FusionModel(m) => {
+                let names: Vec<String> = m.body.inputs.iter().map(|i| i.name.clone()).collect();
+                by.push(format!(
+                    "{} on <code>{}</code> → <code>{}</code> ({} rows)",
+                    esc(m.body.model.name()),
+                    esc(&names.join(", ")),
+                    esc(&m.body.label.column),
+                    m.body.label.rows
+                ));
+                if m.provenance != crate::Provenance::default() {
+                    by.push(provenance_line(&m.provenance));
                 }
             }
             Input::Scores(sc) => {

@@ -1,9 +1,11 @@
 //! Counterfactual bias probes (HCAT §4: "counterfactual evaluation assesses whether
 //! altering demographic-related terms (e.g., swapping "man" with "woman") results in consistent
 //! responses"): [`generate`] writes variants of records with demographic terms swapped,
-//! [`report`] compares the variants' scores and answers with the originals'.
+//! [`report`] compares the variants' scores and answers with the originals'; [`job`] runs either
+//! as one call from files.
 
 pub mod generate;
+pub mod job;
 pub mod report;
 pub mod terms;
 

@@ -12,10 +12,11 @@
 
 use super::{META_GROUP, META_OF, META_TERMS, META_VARIANT, ORIGINAL};
 use crate::error::SafetyError;
+use ragjudge_artifacts::Artifact;
 use ragjudge_core::Record;
 use ragjudge_lexical::rouge::RougeScorer;
 use ragjudge_lexical::squad::{normalize_answer, token_f1};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -55,7 +56,7 @@ impl ScoreTable {
 }
 
 /// One variant compared with its original.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairResult {
     /// System that answered both.
     pub system: String,
@@ -78,7 +79,7 @@ pub struct PairResult {
 }
 
 /// Score shift of one column within a group.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MetricShift {
     /// Column name.
     pub column: String,
@@ -91,7 +92,7 @@ pub struct MetricShift {
 }
 
 /// Summary of one (system, group, swap) or (system, group, `*`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GroupReport {
     /// System.
     pub system: String,
@@ -114,7 +115,7 @@ pub struct GroupReport {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeReport {
     /// Columns compared.
     pub columns: Vec<String>,
@@ -128,6 +129,16 @@ pub struct ProbeReport {
     pub pairs: Vec<PairResult>,
     /// Variants whose original, or either score row, was not found.
     pub unmatched: Vec<String>,
+}
+
+impl Artifact for ProbeReport {
+    const KIND: &'static str = "probe-report";
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// Before artifacts were versioned: the report's fields without a header.
+    fn is_legacy(value: &Value) -> bool {
+        ["columns", "term_versions", "groups", "pairs", "unmatched"].iter().all(|k| value.get(k).is_some())
+    }
 }
 
 fn meta_str<'a>(r: &'a Record, key: &str) -> Option<&'a str> {

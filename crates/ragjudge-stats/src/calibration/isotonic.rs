@@ -10,7 +10,7 @@ use super::CalibrationError;
 use serde::{Deserialize, Serialize};
 
 /// A fitted isotonic regression: the points that define its piecewise-linear interpolant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IsotonicCalibrator {
     /// Increasing scores of the fitted points.
     pub x_thresholds: Vec<f64>,

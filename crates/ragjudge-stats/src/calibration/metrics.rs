@@ -1,7 +1,7 @@
 //! How well calibrated probabilities match the labels: Brier score and expected calibration
 //! error (ECE).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Number of equal-width bins of [`expected_calibration_error`] by default.
 pub const DEFAULT_ECE_BINS: usize = 10;
@@ -30,7 +30,7 @@ pub fn brier_score(probs: &[Vec<f64>], labels: &[usize]) -> Option<f64> {
 }
 
 /// One bin of a reliability diagram: the rows whose confidence falls in `[low, high)`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReliabilityBin {
     /// Lower edge of the bin.
     pub low: f64,
@@ -98,7 +98,7 @@ pub fn expected_calibration_error(probs: &[Vec<f64>], labels: &[usize], bins: us
 }
 
 /// Brier score and ECE of one set of predictions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CalibrationQuality {
     /// [`brier_score`].
     pub brier: f64,

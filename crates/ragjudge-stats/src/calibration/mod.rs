@@ -9,25 +9,31 @@
 //! - [`metrics`]: Brier score and expected calibration error.
 //! - [`split`]: seeded fit / calibration / test splits.
 //! - [`pipeline`]: both stages as one fit: split, fit, conformal threshold, test figures.
-//! - [`saved`]: the fitted calibration as a file, applied to new scores.
+//! - [`saved`]: the fitted calibration as a file (artifact `calibrator`), applied to new scores.
+//! - [`report`]: the fit report (artifact `calibration-report`).
+//! - [`job`]: fit, calibrator and report as one call, shared by the command line and Python.
 //!
 //! Labels are level indices `0..k` (for binary labels `1` is the positive class); scores are
 //! rows of one or more machine-score columns.
 
 pub mod isotonic;
+pub mod job;
 mod linalg;
 pub mod metrics;
 pub mod ordinal;
 pub mod pipeline;
 pub mod platt;
+pub mod report;
 pub mod saved;
 pub mod split;
 
 pub use isotonic::IsotonicCalibrator;
+pub use job::Calibration;
 pub use ordinal::OrdinalLogit;
 pub use pipeline::{CalibrationParams, FitReport, LabelledScores, PipelineError, ValidCalibrationParams};
 pub use platt::PlattScaler;
-pub use saved::{Calibrated, FittedCalibration};
+pub use report::CalibrationReport;
+pub use saved::{Calibrated, CalibratorFileError, FittedCalibration};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -80,7 +86,7 @@ pub enum CalibrationError {
 }
 
 /// Which calibration method to fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     /// Platt scaling (logistic model on the scores).
@@ -92,6 +98,11 @@ pub enum Method {
 }
 
 impl Method {
+    /// The method named `name` (`platt`, `isotonic` or `ordinal`, any case).
+    pub fn from_name(name: &str) -> Option<Method> {
+        [Method::Platt, Method::Isotonic, Method::Ordinal].into_iter().find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+
     /// The method's name as written in files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -104,7 +115,7 @@ impl Method {
 
 /// A fitted calibrator: maps one row of scores to probabilities over the label levels. As JSON:
 /// `{"method": "platt", "parameters": {"a": [..], "b": ..}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "method", content = "parameters", rename_all = "lowercase")]
 pub enum Calibrator {
     /// Platt scaling.

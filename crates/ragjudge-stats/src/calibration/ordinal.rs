@@ -9,7 +9,7 @@ use super::{check_rows, CalibrationError};
 use serde::{Deserialize, Serialize};
 
 /// A fitted cumulative-logit model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrdinalLogit {
     /// Slopes, one per score column (positive: higher scores, higher levels).
     pub beta: Vec<f64>,

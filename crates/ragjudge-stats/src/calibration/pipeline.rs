@@ -9,7 +9,7 @@ use super::saved::FittedCalibration;
 use super::split::split_rows;
 use super::{CalibrationError, Calibrator, Method};
 use crate::conformal::{BinarySet, ConformalError, ConformalScore, Coverage, SplitConformal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why a calibration could not be fitted or applied.
@@ -88,7 +88,7 @@ pub enum PipelineError {
 }
 
 /// How to calibrate: method, conformal error rate, split and binarisation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CalibrationParams {
     /// Stage 1 method.
     pub method: Method,
@@ -142,7 +142,7 @@ pub struct LabelledScores {
 }
 
 /// Conformal figures of one non-conformity score on the test split.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SetReport {
     /// The non-conformity score.
     pub score: ConformalScore,
@@ -155,7 +155,7 @@ pub struct SetReport {
 }
 
 /// Counts of the binary prediction sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BinarySetCounts {
     /// `{0}`.
     pub zero: usize,

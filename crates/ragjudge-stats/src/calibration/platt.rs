@@ -10,7 +10,7 @@ use super::{check_rows, CalibrationError};
 use serde::{Deserialize, Serialize};
 
 /// A fitted Platt scaler, in scikit-learn's sign convention.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlattScaler {
     /// Slopes `a`, one per score column (a negative slope means higher scores, higher probability).
     pub a: Vec<f64>,

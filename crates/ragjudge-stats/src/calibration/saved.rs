@@ -1,14 +1,44 @@
-//! The calibrator file of `ragjudge calibrate --save`: a fitted two-stage calibration (HCAT §5)
-//! that reads back and applies to new scores, giving level probabilities and conformal
-//! prediction sets.
+//! The calibrator file of `ragjudge calibrate --save` (artifact kind `calibrator`): a fitted
+//! two-stage calibration (HCAT §5) that reads back and applies to new scores, giving level
+//! probabilities and conformal prediction sets.
 
 use super::pipeline::PipelineError;
 use super::Calibrator;
 use crate::conformal::SplitConformal;
+use ragjudge_artifacts::{read_artifact, read_artifact_value, Artifact, ArtifactError, Document};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Why a calibrator file could not be read or an output of a calibration not written.
+#[derive(Debug, Error)]
+pub enum CalibratorFileError {
+    /// Not JSON, not a calibrator, or of a newer schema.
+    #[error("{}: not a calibrator file", path.display())]
+    NotCalibrator {
+        /// The file (or the name of a calibrator given as text).
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: ArtifactError,
+    },
+    /// A calibrator whose parts do not fit together.
+    #[error("{}: not a calibrator file", path.display())]
+    Inconsistent {
+        /// The file.
+        path: PathBuf,
+        /// What does not fit.
+        #[source]
+        source: PipelineError,
+    },
+    /// An output that could not be written.
+    #[error(transparent)]
+    Write(#[from] ArtifactError),
+}
 
 /// A fitted two-stage calibration; as JSON, the calibrator file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FittedCalibration {
     /// Method and fitted parameters.
     #[serde(flatten)]
@@ -38,7 +68,40 @@ pub struct Calibrated {
     pub sets: Vec<Vec<usize>>,
 }
 
+impl Artifact for FittedCalibration {
+    const KIND: &'static str = "calibrator";
+    const SCHEMA_VERSION: u32 = 1;
+
+    /// Before artifacts were versioned: a method, its score columns and conformal predictors.
+    fn is_legacy(value: &Value) -> bool {
+        ["method", "score_columns", "conformal"].iter().all(|k| value.get(k).is_some())
+    }
+}
+
 impl FittedCalibration {
+    /// Reads and checks the calibrator file `path` (also one written before artifacts were
+    /// versioned).
+    pub fn read(path: &Path) -> Result<Document<FittedCalibration>, CalibratorFileError> {
+        let doc =
+            read_artifact(path).map_err(|source| CalibratorFileError::NotCalibrator { path: path.into(), source })?;
+        Self::checked(path, doc)
+    }
+
+    /// [`FittedCalibration::read`] on the JSON text of a calibrator file, called `name` in errors.
+    pub fn from_json(name: &str, text: &str) -> Result<Document<FittedCalibration>, CalibratorFileError> {
+        let path = Path::new(name);
+        let not = |source| CalibratorFileError::NotCalibrator { path: path.into(), source };
+        let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+            .map_err(|source| not(ArtifactError::Json { path: path.into(), source }))?;
+        let doc = read_artifact_value(path, value).map_err(not)?;
+        Self::checked(path, doc)
+    }
+
+    fn checked(path: &Path, doc: Document<Self>) -> Result<Document<Self>, CalibratorFileError> {
+        doc.body.check().map_err(|source| CalibratorFileError::Inconsistent { path: path.into(), source })?;
+        Ok(doc)
+    }
+
     /// Checks that a calibrator read from a file is whole: as many score columns and labels as
     /// its parameters take, and parameters that can be applied.
     pub fn check(&self) -> Result<(), PipelineError> {

@@ -34,7 +34,7 @@ pub struct Document {
 }
 
 /// A file or line that was not used, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Skip {
     /// `path` or `path:line`.
     pub source: String,

@@ -15,27 +15,13 @@
 use crate::error::TrecError;
 use std::sync::Arc;
 
+use ragjudge_core::numeric::cosine_or_zero;
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_models::{Embedder, GenParams, Judge, Prompt};
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::entailment::{truncate_chars, EntailmentModel, MAX_SOURCE_CHARS};
-
-/// Cosine similarity in f64; 0 when either vector has zero norm (as Open RAG Eval), `None` when
-/// the lengths differ or a value is not finite.
-pub fn cosine(a: &[f32], b: &[f32]) -> Option<f64> {
-    if a.len() != b.len() || a.iter().chain(b).any(|x| !x.is_finite()) {
-        return None;
-    }
-    let dot: f64 = a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum();
-    let na = a.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
-    let nb = b.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
-    if na == 0.0 || nb == 0.0 {
-        return Some(0.0);
-    }
-    Some(dot / (na * nb))
-}
 
 /// Semantic similarity of answer and reference by one [`Embedder`].
 #[derive(Clone)]
@@ -61,10 +47,7 @@ impl SemanticSimilarity {
             )));
         }
         vecs.chunks(2)
-            .map(|p| {
-                cosine(&p[0], &p[1])
-                    .ok_or_else(|| TrecError::Model("embeddings of different length or not finite".into()))
-            })
+            .map(|p| cosine_or_zero(&p[0], &p[1]).map_err(|e| TrecError::Model(format!("embeddings: {e}"))))
             .collect()
     }
 }
@@ -322,16 +305,6 @@ mod tests {
                 })
                 .collect())
         }
-    }
-
-    #[test]
-    fn cosine_by_hand() {
-        // (1,2)·(2,1) = 4; |.| = sqrt 5 each: 4/5.
-        assert!((cosine(&[1.0, 2.0], &[2.0, 1.0]).unwrap() - 0.8).abs() < 1e-12);
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), Some(0.0));
-        // (1,0) . (1,1) / (1 * sqrt 2)
-        assert!((cosine(&[1.0, 0.0], &[1.0, 1.0]).unwrap() - 1.0 / 2f64.sqrt()).abs() < 1e-12);
-        assert_eq!(cosine(&[1.0], &[1.0, 0.0]), None);
     }
 
     #[test]

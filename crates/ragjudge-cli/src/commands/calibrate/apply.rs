@@ -1,6 +1,5 @@
 //! `calibrate --apply FILE`: calibrated probabilities and prediction sets for a new score file.
 
-use super::report::set_column;
 use super::{keys, CalibrateArgs};
 use anyhow::{bail, Context as _, Result};
 use ragjudge_core::table::{read_keyed, RepeatedKeys};
@@ -10,11 +9,7 @@ use std::path::Path;
 
 /// Applies the calibrator saved in `path` to `--scores`, writing `--output` (CSV or JSONL) or stdout.
 pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
-    let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
-    let saved: FittedCalibration =
-        serde_json::from_str(&text).with_context(|| format!("{name}: not a calibrator file"))?;
-    saved.check().with_context(|| name.to_string())?;
+    let saved = FittedCalibration::read(path)?.body;
     let keys = keys(&saved.on)?;
     let score_cols: Vec<&str> = saved.score_columns.iter().map(String::as_str).collect();
     let table = read_keyed(&args.scores, &keys, &score_cols, RepeatedKeys::Keep)?;
@@ -39,7 +34,7 @@ pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
     let sink: Vec<u8> = Vec::new();
     let mut header: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
     header.extend(label_text.iter().map(|l| format!("p_{l}")));
-    header.extend(saved.conformal.iter().map(|c| set_column(c.score)));
+    header.extend(saved.conformal.iter().map(|c| c.score.set_column()));
 
     let (mut csv_out, mut json_out) =
         if jsonl { (None, Some(sink)) } else { (Some(csv::Writer::from_writer(sink)), None) };
@@ -65,7 +60,7 @@ pub(super) fn run(args: &CalibrateArgs, path: &Path) -> Result<()> {
                 obj.insert(format!("p_{l}"), (*v).into());
             }
             for (cp, s) in saved.conformal.iter().zip(sets) {
-                obj.insert(set_column(cp.score), s.into());
+                obj.insert(cp.score.set_column(), s.into());
             }
             writeln!(w, "{}", serde_json::Value::Object(obj))?;
         }

@@ -1,20 +1,20 @@
 //! `ragjudge calibrate`: map machine scores to human labels (Platt, isotonic, ordinal) and give
-//! conformal prediction sets (HCAT §5), through `ragjudge_stats::calibration::pipeline`.
+//! conformal prediction sets (HCAT §5), through the library job `ragjudge_stats::calibration::job`.
 //!
 //! Fitting joins a score file with a label file on key columns (by default `id` and `system`
 //! when both files have a `system` column, else `id`, with a note on stderr when only one has
 //! it; a key repeated in the scores is joined at its first row, with a warning), fits, and
 //! reports the conformal threshold, coverage, set sizes, Brier score and ECE on the test part.
-//! `--save` writes the fitted calibrator as JSON; `--apply` reads one back and writes calibrated
+//! `--save` writes the fitted calibrator (artifact `calibrator`), `--report` the fit report
+//! (artifact `calibration-report`); `--apply` reads a calibrator back and writes calibrated
 //! probabilities and prediction sets for a new score file.
 
 mod apply;
-mod report;
+mod fit;
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use ragjudge_core::table::{join_numbers, JoinKeys};
-use ragjudge_stats::calibration::{CalibrationParams, LabelledScores, Method};
+use ragjudge_stats::calibration::Method;
 use std::path::PathBuf;
 
 /// `ragjudge calibrate`.
@@ -99,7 +99,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     }
     match &args.apply {
         Some(path) => apply::run(args, path),
-        None => fit(args),
+        None => fit::run(args),
     }
 }
 
@@ -110,63 +110,4 @@ fn keys(on: &[String]) -> Result<Vec<&str>> {
         bail!("--on needs at least one key column");
     }
     Ok(keys)
-}
-
-fn fit(args: &CalibrateArgs) -> Result<()> {
-    let labels_path = args.labels.as_deref().context("--labels is needed to fit (or give --apply FILE)")?;
-    let label_col = args.label_col.as_deref().context("--label-col is needed to fit")?;
-    if args.score_cols.is_empty() {
-        bail!("--score-col is needed: at least one score column");
-    }
-    let on = JoinKeys::named_or_default(args.on.as_deref(), &args.scores, labels_path)?;
-    if let Some(m) = &on.system_missing {
-        eprintln!("note: {m}");
-    }
-    let keys = keys(&on.keys)?;
-    let params = CalibrationParams {
-        method: args.method.into(),
-        alpha: args.alpha,
-        cal_fraction: args.cal_fraction,
-        test_fraction: args.test_fraction,
-        seed: args.seed,
-        binarize: args.binarize,
-    }
-    .check()?;
-    let score_cols: Vec<&str> = args.score_cols.iter().map(String::as_str).collect();
-    let join = join_numbers(&args.scores, &score_cols, labels_path, label_col, &keys)?;
-    for r in &join.repeated {
-        eprintln!("warning: {r}");
-    }
-    if join.x.is_empty() {
-        bail!(
-            "no row of {} has all score columns and a label in {} on keys {}",
-            args.scores.display(),
-            labels_path.display(),
-            keys.join(",")
-        );
-    }
-    let total = join.left_rows;
-    let data = LabelledScores {
-        score_columns: args.score_cols.clone(),
-        label_column: label_col.to_string(),
-        x: join.x,
-        y: join.y,
-    };
-    let (mut fitted, fit_report) = params.fit(&data)?;
-    fitted.on = keys.iter().map(|k| k.to_string()).collect();
-    if let Some(path) = &args.save {
-        let text = serde_json::to_string_pretty(&fitted)?;
-        ragjudge_artifacts::write_atomic(path, (text + "\n").as_bytes())?;
-    }
-    let report = report::Report::new(&fitted, &fit_report, total, args.seed);
-    let json = serde_json::to_string_pretty(&report)?;
-    if let Some(path) = &args.report_file {
-        ragjudge_artifacts::write_atomic(path, format!("{json}\n").as_bytes())?;
-    }
-    if args.json {
-        println!("{json}");
-    } else {
-        report::print(&report);
-    }
-    Ok(())
 }

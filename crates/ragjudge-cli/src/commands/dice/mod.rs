@@ -7,12 +7,11 @@ pub mod tournament;
 
 use crate::args::{JudgeArgs, ShardArgs};
 use crate::backends;
+use crate::commands::judge_protocol::ProtocolArgs;
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use ragjudge_core::text::Lang;
-use ragjudge_dice::meta::protocol::Protocol;
-use ragjudge_dice::run::{run_protocol, with_fields, DiceRun, DiceRunOptions, DryRunCounts};
-use ragjudge_dice::trust::TrustReport;
+use ragjudge_dice::run::{DiceRun, DiceRunOptions, DryRunCounts};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -37,22 +36,8 @@ pub struct DiceArgs {
     /// Output directory (reports, `traces.jsonl`, `labels.jsonl`); not needed with `--dry-run`.
     #[arg(long, short = 'o', required_unless_present = "dry_run")]
     pub output: Option<PathBuf>,
-    /// How each pair is judged: `dice` (DICE's three labels A / B / tie, both orders, stage I
-    /// unless --no-reasoning), `two-label` (a forced choice, both orders averaged), `pointwise`
-    /// (each answer graded 1-5 alone), `claims` (each answer checked claim by claim against its
-    /// reference, CRAG-style utility; needs references) or `ensemble` (two-label + pointwise).
-    /// Pointwise protocols grade each answer once. See docs/judge-eval.md for how they compare.
-    #[arg(long, default_value = "dice", value_parser = run_protocol)]
-    pub protocol: Protocol,
-    /// Sentences shown as the premise of each claim check (`--protocol claims`).
-    #[arg(long, default_value_t = ragjudge_dice::claims::DEFAULT_PREMISE_SENTENCES)]
-    pub premise_sentences: usize,
-    /// Skip stage I (the judge's analysis): score the verdict directly.
-    #[arg(long)]
-    pub no_reasoning: bool,
-    /// Judge each pair in one order only (no position-bias averaging).
-    #[arg(long)]
-    pub no_swap: bool,
+    #[command(flatten)]
+    pub judging: ProtocolArgs,
     /// Margin below which a verdict is scored softly.
     #[arg(long, default_value_t = 0.1)]
     pub tau: f64,
@@ -79,15 +64,16 @@ impl DiceArgs {
     /// The run's settings (`DiceRun::new` refuses options that only DICE's protocol has with
     /// another).
     pub fn options(&self) -> Result<DiceRunOptions> {
-        if self.premise_sentences == 0 {
+        let p = &self.judging;
+        if p.premise_sentences == 0 {
             bail!("--premise-sentences must be at least 1");
         }
         Ok(DiceRunOptions {
             tau: self.tau,
-            protocol: self.protocol,
-            premise_sentences: self.premise_sentences,
-            reasoning: !self.no_reasoning,
-            swap: !self.no_swap,
+            protocol: p.protocol,
+            premise_sentences: p.premise_sentences,
+            reasoning: !p.no_reasoning,
+            swap: !p.no_swap,
             lang: match self.lang {
                 LangArg::Auto => None,
                 LangArg::En => Some(Lang::En),
@@ -108,27 +94,18 @@ impl DiceArgs {
     }
 }
 
-/// After the matches: with `--dry-run` prints the counts and returns true (nothing more to
-/// report); else fails when no pair could be judged.
-pub fn conclude(run: &DiceRun, judge_calls: usize, json_out: bool) -> Result<bool> {
-    if let Some(c) = run.dry_run_counts(judge_calls) {
-        print_dry_run(run, &c, json_out)?;
-        return Ok(true);
-    }
-    run.ensure_judged()?;
-    Ok(false)
-}
-
 /// Prints what a dry run counted.
 pub fn print_dry_run(run: &DiceRun, c: &DryRunCounts, json_out: bool) -> Result<()> {
     if json_out {
-        let report = serde_json::json!({
-            "dry_run": true,
-            "judge": run.judge().identity(),
-            "judge_calls": c.judge_calls,
-            "uncached_calls": c.uncached_calls,
-            "estimated_prompt_tokens": c.estimated_prompt_tokens,
-        });
+        /// `--dry-run --json`.
+        #[derive(serde::Serialize)]
+        struct DryRunReport<'a> {
+            dry_run: bool,
+            judge: String,
+            #[serde(flatten)]
+            counts: &'a DryRunCounts,
+        }
+        let report = DryRunReport { dry_run: true, judge: run.judge().identity(), counts: c };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
@@ -138,13 +115,6 @@ pub fn print_dry_run(run: &DiceRun, c: &DryRunCounts, json_out: bool) -> Result<
         );
     }
     Ok(())
-}
-
-/// `report` with the run's judge, usage, prior and trust fields and the provenance of this
-/// process (ragjudge version, command line), as the report files hold them.
-pub fn with_run_fields(report: serde_json::Value, run: &DiceRun, trust: &TrustReport) -> serde_json::Value {
-    let provenance = serde_json::json!({ "provenance": ragjudge_report::Provenance::of_this_process() });
-    with_fields(with_fields(report, run.report_fields(trust)), provenance)
 }
 
 /// Refuses an error level of prediction-powered intervals outside (0, 1), before any judging.

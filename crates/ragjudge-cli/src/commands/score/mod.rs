@@ -3,7 +3,6 @@
 
 mod args;
 mod family_args;
-mod ppi;
 mod summary;
 
 pub use args::ScoreArgs;
@@ -16,6 +15,7 @@ use ragjudge_eval::families::{
 };
 use ragjudge_eval::merge::{manifest_path, stage_manifest, ShardManifest};
 use ragjudge_eval::models::ModelSet;
+use ragjudge_eval::ppi::PpiJob;
 use ragjudge_eval::stages::render_consistency;
 use ragjudge_eval::{commit_output, create_file_sink, render_table, Evaluator, RowSink};
 use std::sync::Arc;
@@ -76,32 +76,31 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     }
     let ppi = match (&args.ppi_labels, &args.output) {
         (Some(labels), Some(out)) => {
-            let columns =
+            let metrics =
                 if args.ppi_metrics.is_empty() { evaluator.columns().to_vec() } else { args.ppi_metrics.clone() };
-            if let Some(c) = columns.iter().find(|c| !evaluator.columns().contains(c)) {
+            if let Some(c) = metrics.iter().find(|c| !evaluator.columns().contains(c)) {
                 bail!("--ppi-metrics: `{c}` is not a column of this run ({})", evaluator.columns().join(", "));
             }
-            Some(ppi::ppi_rows(out, &columns, labels, &args.ppi_label_col, args.ppi_alpha)?)
+            let (label, alpha) = (args.ppi_label_col.clone(), args.ppi_alpha);
+            let ppi = PpiJob { scores: out.clone(), metrics, labels: labels.clone(), label, alpha }.run()?;
+            for r in &ppi.repeats {
+                eprintln!("warning: {r}");
+            }
+            Some(ppi)
         }
         _ => None,
     };
     if args.json {
-        let mut v = summary::json_summary(args, &report)?;
-        if let (Some((rows, notes)), Some(obj)) = (&ppi, v.as_object_mut()) {
-            obj.insert(
-                "ppi".into(),
-                serde_json::json!({"label": args.ppi_label_col, "alpha": args.ppi_alpha, "rows": rows, "notes": notes}),
-            );
-        }
+        let v = summary::ScoreJson::new(args, &report, ppi.as_ref());
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", render_table(&report.summary));
         if let Some(out) = &args.output {
             println!("per-record scores: {}", out.display());
         }
-        if let Some((rows, notes)) = &ppi {
-            print!("\n{}", ppi::render(rows, &args.ppi_label_col, args.ppi_alpha));
-            for n in notes {
+        if let Some(ppi) = &ppi {
+            print!("\n{}", ppi.render());
+            for n in &ppi.notes {
                 println!("  {n}");
             }
         }

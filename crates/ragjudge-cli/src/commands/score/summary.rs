@@ -1,9 +1,11 @@
 //! What `ragjudge score` prints beside the table: the `--json` summary and `--qrels` coverage.
 
 use super::ScoreArgs;
-use anyhow::Result;
+use ragjudge_eval::ppi::PpiReport;
+use ragjudge_eval::summary::SummaryReport;
 use ragjudge_eval::EvalReport;
-use serde_json::{Map, Value};
+use ragjudge_trec::answer::consistency::SystemConsistency;
+use serde::Serialize;
 
 /// Says on stderr how many records `--qrels` judged: a record whose question is missing from the
 /// file, or has no relevant passage, has empty `qrels_*` columns, and a file whose ids match no
@@ -27,23 +29,42 @@ pub(super) fn report_qrels_coverage(qrels: &std::path::Path, summary: &ragjudge_
     }
 }
 
-/// The summary as `--json` prints it: the per-system report, the output file, and consistency.
-pub(super) fn json_summary(args: &ScoreArgs, report: &EvalReport) -> Result<Value> {
-    let mut v = serde_json::to_value(&report.summary)?;
-    let Some(obj) = v.as_object_mut() else { return Ok(v) };
-    if let Some(out) = &args.output {
-        obj.insert("output".into(), Value::from(out.display().to_string()));
+/// The summary as `--json` prints it: the per-system report, the output file, consistency and
+/// the prediction-powered estimates.
+#[derive(Serialize)]
+pub(super) struct ScoreJson<'a> {
+    #[serde(flatten)]
+    summary: &'a SummaryReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    consistency: Option<ConsistencyJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ppi: Option<&'a PpiReport>,
+}
+
+/// Consistency across runs without its per-query rows (those are in their own file).
+#[derive(Serialize)]
+struct ConsistencyJson<'a> {
+    systems: &'a [SystemConsistency],
+    skipped_groups: usize,
+    bertscore_model: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+}
+
+impl<'a> ScoreJson<'a> {
+    pub(super) fn new(args: &ScoreArgs, report: &'a EvalReport, ppi: Option<&'a PpiReport>) -> Self {
+        let consistency = report.stages.iter().find_map(|s| s.consistency());
+        let consistency = consistency.and_then(|c| {
+            c.report.as_ref().map(|r| ConsistencyJson {
+                systems: &r.systems,
+                skipped_groups: r.skipped_groups,
+                bertscore_model: &r.bertscore_model,
+                output: c.output.as_ref().map(|p| p.display().to_string()),
+            })
+        });
+        let output = args.output.as_ref().map(|p| p.display().to_string());
+        ScoreJson { summary: &report.summary, output, consistency, ppi }
     }
-    let consistency = report.stages.iter().find_map(|s| s.consistency());
-    if let Some((c, r)) = consistency.and_then(|c| c.report.as_ref().map(|r| (c, r))) {
-        let mut m = Map::new();
-        m.insert("systems".into(), serde_json::to_value(&r.systems)?);
-        m.insert("skipped_groups".into(), Value::from(r.skipped_groups));
-        m.insert("bertscore_model".into(), serde_json::to_value(&r.bertscore_model)?);
-        if let Some(p) = &c.output {
-            m.insert("output".into(), Value::from(p.display().to_string()));
-        }
-        obj.insert("consistency".into(), Value::Object(m));
-    }
-    Ok(v)
 }

@@ -1,7 +1,10 @@
 //! Input variations for robustness testing (HCAT §6.1) that need no model: typos (a keyboard
 //! neighbour instead of a letter, a dropped letter, two letters swapped), casing, punctuation and
 //! whitespace noise, each at a rate per character. Seeded: the same text, kind, rate and seed
-//! always give the same variant.
+//! always give the same variant. [`job`] writes them, with the model-backed and context kinds,
+//! as one call.
+
+pub mod job;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,14 +1,11 @@
-//! `ragjudge serve`: the scoring server (`ragjudge_serve`) on an address, until SIGTERM or ctrl-c.
+//! `ragjudge serve`'s options: the server's bounds, the metrics and the judge of `/v1/judge`.
 
-use anyhow::{bail, Context, Result};
+use crate::commands::judge_protocol::ProtocolArgs;
+use anyhow::{bail, Result};
 use clap::Args;
-use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings};
-use ragjudge_dice::run::run_protocol;
-use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings};
-use ragjudge_eval::models::{backends, CacheChoice, EncoderSettings, JudgeSettings, ModelSettings};
-use ragjudge_serve::{App, JudgeService, Limits, Scorer};
+use ragjudge_eval::models::{CacheChoice, JudgeSettings};
+use ragjudge_serve::Limits;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// `ragjudge serve`.
@@ -64,19 +61,10 @@ pub struct ServeArgs {
     /// Stem tokens with the Porter stemmer before ROUGE.
     #[arg(long)]
     pub rouge_stemmer: bool,
-    /// Judge: how a pair is judged, as in `tournament --protocol`: `dice`, `two-label`,
-    /// `pointwise`, `claims` (needs the request's `reference`) or `ensemble`.
-    #[arg(long, default_value = "dice", value_parser = run_protocol)]
-    pub protocol: Protocol,
-    /// Judge: sentences shown as the premise of each claim check (`--protocol claims`).
-    #[arg(long, default_value_t = ragjudge_dice::claims::DEFAULT_PREMISE_SENTENCES)]
-    pub premise_sentences: usize,
-    /// Judge: skip stage I (the analysis) and score the verdict directly (`dice`).
-    #[arg(long)]
-    pub no_reasoning: bool,
-    /// Judge: one order only (no position-bias averaging; `dice`).
-    #[arg(long)]
-    pub no_swap: bool,
+    /// How `/v1/judge` judges a pair (as the DICE commands; the request's `reference` is needed
+    /// by `claims`).
+    #[command(flatten)]
+    pub judging: ProtocolArgs,
     /// Judge: margin below which a verdict is scored softly.
     #[arg(long, default_value_t = 0.1)]
     pub tau: f64,
@@ -113,80 +101,16 @@ impl ServeArgs {
     }
 
     /// The judge settings (for `hcat` NLI and `/v1/judge`).
-    fn judge_settings(&self) -> JudgeSettings {
+    pub(super) fn judge_settings(&self) -> JudgeSettings {
         JudgeSettings {
             spec: self.judge.clone().unwrap_or_else(|| JudgeSettings::default().spec),
-            cache: match (&self.cache, self.no_cache) {
-                (_, true) => CacheChoice::Disabled,
-                (Some(p), false) => CacheChoice::Path(p.clone()),
-                (None, false) => CacheChoice::Default,
-            },
+            cache: CacheChoice::from_flags(self.cache.as_deref(), self.no_cache),
             threads: self.threads,
             concurrency: self.judge_concurrency,
             timeout: Duration::from_secs(self.judge_timeout),
             hard_labels: false,
         }
     }
-}
-
-/// Runs `ragjudge serve`.
-pub fn run(args: &ServeArgs) -> Result<()> {
-    let limits = args.limits()?;
-    let settings = MetricSettings {
-        lexical: LexicalSettings { rouge_stemmer: args.rouge_stemmer },
-        ciu: CiuSettings::default(),
-        retrieval: RetrievalSettings { ks: args.ks.clone(), ..RetrievalSettings::default() },
-        ..MetricSettings::default()
-    };
-    let models = ModelSettings {
-        embedder: args.embedder.clone(),
-        encoder: EncoderSettings { threads: args.threads, ..EncoderSettings::default() },
-        judge: args.judge_settings(),
-        ..ModelSettings::default()
-    };
-    let scorer = Scorer::from_names(&args.metrics, settings, models, args.threads)?;
-    // Every model loads now, once, rather than on the first request.
-    for reason in scorer.warm_up()? {
-        eprintln!("warning: warm-up record: {reason}");
-    }
-    let judge = match &args.judge {
-        Some(_) => {
-            if args.protocol != Protocol::Dice && (args.no_reasoning || args.no_swap) {
-                bail!("--no-reasoning and --no-swap are options of the dice protocol, not `{}`", args.protocol.name());
-            }
-            let judge = Arc::from(backends::judge(&args.judge_settings())?);
-            let settings = ragjudge_serve::JudgeSettings {
-                reasoning: !args.no_reasoning,
-                swap: !args.no_swap,
-                tau: args.tau,
-                protocol: args.protocol,
-                protocol_settings: ProtocolSettings {
-                    premise_sentences: args.premise_sentences,
-                    ..ProtocolSettings::default()
-                },
-            };
-            Some(JudgeService::new(judge, &settings)?)
-        }
-        None => None,
-    };
-    #[cfg(feature = "jemalloc")]
-    ragjudge_serve::set_heap_probe(jemalloc_allocated);
-    let app = App::new(scorer, judge, limits)?;
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
-    runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(&args.addr)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.addr))?;
-        let addr = listener.local_addr()?;
-        println!("ragjudge serve listening on http://{addr}");
-        ragjudge_serve::serve(listener, app, ragjudge_serve::shutdown_signal()).await?;
-        eprintln!("ragjudge serve: shut down");
-        anyhow::Ok(())
-    })?;
-    // A job still running past the shutdown grace is abandoned, not waited for.
-    runtime.shutdown_background();
-    Ok(())
 }
 
 /// `value` seconds of `flag` as a duration: positive, finite and representable (1e-12 rounds to
@@ -197,11 +121,4 @@ fn seconds(flag: &str, value: f64) -> Result<Duration> {
         _ if value.is_finite() && value > 0.0 => bail!("{flag} is too large: {value:?} seconds"),
         _ => bail!("{flag} must be a positive number of seconds, got {value:?}"),
     }
-}
-
-/// jemalloc's `stats.allocated` (refreshed by advancing its epoch).
-#[cfg(feature = "jemalloc")]
-fn jemalloc_allocated() -> Option<u64> {
-    tikv_jemalloc_ctl::epoch::advance().ok()?;
-    tikv_jemalloc_ctl::stats::allocated::read().ok().map(|b| b as u64)
 }

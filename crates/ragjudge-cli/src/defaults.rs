@@ -1,0 +1,45 @@
+//! Settings are declared once, in the libraries: every option of a command left at its default
+//! gives the library's default settings. A flag whose default drifts from the library's fails
+//! here, naming the settings that differ.
+
+use crate::cli::{Cli, Command};
+use clap::Parser;
+use ragjudge_dice::run::DiceRunOptions;
+use ragjudge_eval::families::MetricSettings;
+use ragjudge_eval::models::ModelSettings;
+use ragjudge_eval::EvalSettings;
+
+fn parse(args: &[&str]) -> Command {
+    Cli::try_parse_from(std::iter::once("ragjudge").chain(args.iter().copied())).unwrap().command
+}
+
+#[test]
+fn score_options_left_alone_are_the_library_defaults() {
+    let Command::Score(a) = parse(&["score", "--input", "x.jsonl"]) else { panic!("not score") };
+    assert_eq!(a.metric_settings().unwrap(), MetricSettings::default());
+    assert_eq!(a.models.settings(None), ModelSettings::default());
+    let (got, want) = (a.eval_settings(), EvalSettings::default());
+    assert_eq!(
+        (got.skip_invalid, got.bootstrap, got.seed, got.level, got.threads, got.shard),
+        (want.skip_invalid, want.bootstrap, want.seed, want.level, want.threads, want.shard)
+    );
+    assert_eq!(got.read, want.read);
+}
+
+#[test]
+fn dice_options_left_alone_are_the_library_defaults() {
+    for args in [
+        &["compare", "a.jsonl", "b.jsonl", "--output", "out"][..],
+        &["tournament", "a.jsonl", "--output", "out"],
+        &["baseline", "t.jsonl", "--high", "h", "--medium", "m", "--low", "l", "--output", "out"],
+    ] {
+        let dice = match parse(args) {
+            Command::Compare(a) => a.dice,
+            Command::Tournament(a) => a.dice,
+            Command::Baseline(a) => a.dice,
+            _ => panic!("not a DICE command"),
+        };
+        let want = DiceRunOptions { output: Some("out".into()), ..DiceRunOptions::default() };
+        assert_eq!(dice.options().unwrap(), want, "{}", args[0]);
+    }
+}

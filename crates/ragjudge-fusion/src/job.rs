@@ -1,0 +1,403 @@
+//! Fitting and applying a fusion model as library calls shared by the command line and the
+//! Python package (CIU paper, section 3.3): settings -> model choice, labels binarised when asked,
+//! the model fitted and returned as its file (artifact `fusion-model`) with provenance and a fit
+//! summary; a model applied to a score file gives the fused column and, for MoE-CIU, the gate.
+
+use crate::dataset::{Dataset, JoinCounts};
+use crate::model::{FusedModel, ModelChoice};
+use crate::moe::{MoeKind, MoeParams, Objective};
+use crate::svr::SvrGrid;
+use crate::FusionError;
+use ragjudge_artifacts::{to_json_bytes, write_artifact, Artifact, ArtifactError, Document, Provenance};
+use ragjudge_core::table::{has_column, read_table};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The models `fuse fit` fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelName {
+    /// MoE-CIU: bin embeddings mixed by an input-dependent gate.
+    Moe,
+    /// MoE-Concat: concatenated bin embeddings and a small network.
+    MoeConcat,
+    /// Epsilon-SVR with a grid search.
+    Svr,
+    /// Least squares.
+    Linear,
+}
+
+impl ModelName {
+    /// The model called `name` (`moe`, `moe-concat`, `svr`, `linear`).
+    pub fn from_name(name: &str) -> Result<ModelName, FusionError> {
+        match name {
+            "moe" => Ok(ModelName::Moe),
+            "moe-concat" => Ok(ModelName::MoeConcat),
+            "svr" => Ok(ModelName::Svr),
+            "linear" => Ok(ModelName::Linear),
+            other => Err(FusionError::Params(format!("model must be moe, moe-concat, svr or linear, got `{other}`"))),
+        }
+    }
+}
+
+/// How to fit, the same whichever face asks (recorded as the model file's provenance `settings`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitSettings {
+    /// The model.
+    pub model: ModelName,
+    /// Seed of the MoE initialisation and batches.
+    pub seed: u64,
+    /// MoE training epochs (`None`: the model's default).
+    pub epochs: Option<usize>,
+    /// Binarise the labels (1 when label >= T, else 0); MoE models then train as classifiers.
+    pub binarize: Option<f64>,
+    /// Cross-validation folds of the SVR grid search.
+    pub folds: usize,
+}
+
+/// A fitted model file and what the fit showed.
+#[derive(Debug, Clone)]
+pub struct FusionFit {
+    /// The model with its provenance.
+    pub model: Document<FusedModel>,
+    /// The fit summary.
+    pub summary: FitSummary,
+}
+
+/// What `fuse fit` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitSummary {
+    /// The model's short name.
+    pub model: String,
+    /// The input columns.
+    pub inputs: Vec<String>,
+    /// The label column.
+    pub label: String,
+    /// Training rows.
+    pub rows: usize,
+    /// How the scores joined the labels.
+    pub join: JoinCounts,
+    /// Spearman correlation of the fitted scores with the labels on the training rows (optimistic).
+    pub training_spearman: Option<f64>,
+    /// MoE-CIU's gate over the training rows.
+    pub gate: Option<GateSummary>,
+    /// Inputs without a recorded definition (not checked when the model is applied).
+    pub inputs_without_definition: Vec<String>,
+}
+
+/// MoE-CIU's gate over a data set: per input, the mean weight and how many rows it drove (had the
+/// largest weight).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateSummary {
+    /// Input names.
+    pub inputs: Vec<String>,
+    /// Mean gate weight per input.
+    pub mean_weight: Vec<f64>,
+    /// Rows where the input had the largest weight.
+    pub drove: Vec<usize>,
+}
+
+impl GateSummary {
+    /// The summary of per-row gate weights (`None` when there are none: a model without a gate).
+    pub fn of(inputs: Vec<String>, gates: &[Vec<f64>]) -> Option<GateSummary> {
+        if gates.is_empty() {
+            return None;
+        }
+        let m = inputs.len();
+        let mut mean = vec![0.0; m];
+        let mut drove = vec![0usize; m];
+        for g in gates {
+            for (j, w) in g.iter().enumerate() {
+                mean[j] += w / gates.len() as f64;
+            }
+            if let Some((j, _)) = g.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
+                drove[j] += 1;
+            }
+        }
+        Some(GateSummary { inputs, mean_weight: mean, drove })
+    }
+
+    /// The summary as lines of text.
+    pub fn render(&self) -> String {
+        let mut out = String::from("MoE-CIU gate: input, mean weight, rows where it weighs most\n");
+        for j in 0..self.inputs.len() {
+            out += &format!("  {:<16} {:.3} {:>6}\n", self.inputs[j], self.mean_weight[j], self.drove[j]);
+        }
+        out.trim_end().to_string()
+    }
+}
+
+impl FitSettings {
+    /// The model to fit; SVR needs at least two folds.
+    pub fn choice(&self) -> Result<ModelChoice, FusionError> {
+        Ok(match self.model {
+            ModelName::Linear => ModelChoice::Linear,
+            ModelName::Svr if self.folds < 2 => {
+                return Err(FusionError::Params(format!("folds must be at least 2, got {}", self.folds)))
+            }
+            ModelName::Svr => ModelChoice::Svr { grid: SvrGrid::default(), folds: self.folds },
+            ModelName::Moe | ModelName::MoeConcat => {
+                let d = MoeParams::default();
+                ModelChoice::Moe(MoeParams {
+                    kind: if self.model == ModelName::Moe { MoeKind::Gated } else { MoeKind::Concat },
+                    objective: if self.binarize.is_some() { Objective::Binary } else { Objective::Regression },
+                    seed: self.seed,
+                    epochs: self.epochs.unwrap_or(d.epochs),
+                    ..d
+                })
+            }
+        })
+    }
+
+    /// Fits a model on `data` (labels of `label_file`); `definitions` gives each input's
+    /// definition where known; `provenance` is the caller's, the settings are added.
+    pub fn fit(
+        &self,
+        mut data: Dataset,
+        definitions: &dyn Fn(&str) -> Option<Value>,
+        label_file: &str,
+        mut provenance: Provenance,
+    ) -> Result<FusionFit, FusionError> {
+        let choice = self.choice()?;
+        if let Some(t) = self.binarize {
+            data.y = data.y.iter().map(|&v| if v >= t { 1.0 } else { 0.0 }).collect();
+            if data.y.iter().all(|&v| v == data.y[0]) {
+                return Err(FusionError::Data(format!(
+                    "binarize at {t}: every label falls on the same side; a constant label cannot be learned"
+                )));
+            }
+        }
+        let model = FusedModel::fit(&data, &choice, definitions, label_file)?;
+        let pred: Vec<f64> = data.x.iter().map(|r| model.predict(r)).collect();
+        let gates: Vec<Vec<f64>> = data.x.iter().filter_map(|r| model.model.gate(r)).collect();
+        let summary = FitSummary {
+            model: model.model.name().to_string(),
+            inputs: model.input_names(),
+            label: data.label.clone(),
+            rows: data.y.len(),
+            join: data.counts,
+            training_spearman: ragjudge_stats::correlation::spearman(&pred, &data.y).ok().and_then(|c| c.coefficient),
+            gate: GateSummary::of(model.input_names(), &gates),
+            inputs_without_definition: model
+                .inputs
+                .iter()
+                .filter(|c| c.definition.is_none())
+                .map(|c| c.name.clone())
+                .collect(),
+        };
+        provenance.settings = serde_json::to_value(self).unwrap_or(Value::Null);
+        let model = Document {
+            kind: FusedModel::KIND.to_string(),
+            schema_version: FusedModel::SCHEMA_VERSION,
+            provenance,
+            body: model,
+        };
+        Ok(FusionFit { model, summary })
+    }
+}
+
+impl FusionFit {
+    /// Writes the model file, atomically.
+    pub fn write(&self, path: &Path) -> Result<(), FusionError> {
+        Ok(write_artifact(path, &self.model.provenance, &self.model.body)?)
+    }
+
+    /// The model file's text.
+    pub fn model_json(&self) -> Result<String, FusionError> {
+        let bytes = to_json_bytes(&self.model.provenance, &self.model.body)
+            .map_err(|source| ArtifactError::Json { path: "fusion model".into(), source })?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+impl FitSummary {
+    /// The summary as lines of text.
+    pub fn render(&self) -> String {
+        let mut out = format!("{}\n", self.join);
+        let _ = writeln!(
+            out,
+            "fitted {} on {} rows: inputs {}; label `{}`",
+            self.model,
+            self.rows,
+            self.inputs.join(", "),
+            self.label
+        );
+        if let Some(r) = self.training_spearman {
+            let _ = writeln!(
+                out,
+                "Spearman on the training rows: {r:.3} (optimistic; `fuse study` measures held-out rows)"
+            );
+        }
+        if let Some(g) = &self.gate {
+            let _ = writeln!(out, "{}", g.render());
+        }
+        if !self.inputs_without_definition.is_empty() {
+            let _ = writeln!(
+                out,
+                "note: no definition recorded for {} (not written by `ragjudge score -o`); such inputs are not checked when the model is applied",
+                self.inputs_without_definition.join(", ")
+            );
+        }
+        out
+    }
+}
+
+/// A model applied to a score file.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// CSV: the key columns, `fused`, and for MoE-CIU `gate_<input>`; rows without every input
+    /// value keep their keys and empty cells.
+    pub csv: Vec<u8>,
+    /// What was scored.
+    pub summary: ApplySummary,
+}
+
+/// What `fuse apply` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApplySummary {
+    /// Rows scored.
+    pub scored: usize,
+    /// Rows of the score file.
+    pub rows: usize,
+    /// Lines of the rows without every input value.
+    pub incomplete_lines: Vec<u64>,
+    /// The model's short name.
+    pub model: String,
+    /// MoE-CIU's gate over the scored rows.
+    pub gate: Option<GateSummary>,
+}
+
+impl FusedModel {
+    /// The fused score of every row of the score file `scores` (keyed by `id`, and `system` when
+    /// it has one).
+    pub fn apply_file(&self, scores: &Path) -> Result<Applied, FusionError> {
+        let inputs = self.input_names();
+        let mut keys: Vec<&str> = vec!["id"];
+        if has_column(scores, "system")? {
+            keys.push("system");
+        }
+        let mut cols = keys.clone();
+        cols.extend(inputs.iter().map(String::as_str));
+        let table = read_table(scores, &cols)?;
+        let mut header: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        header.push("fused".into());
+        if self.model.has_gate() {
+            header.extend(inputs.iter().map(|i| format!("gate_{i}")));
+        }
+        let mut out = csv::Writer::from_writer(Vec::new());
+        out.write_record(&header)?;
+        let (mut incomplete, mut gates) = (Vec::new(), Vec::new());
+        for i in 0..table.rows.len() {
+            let mut row = Vec::with_capacity(inputs.len());
+            for (j, col) in inputs.iter().enumerate() {
+                if let Some(v) = table.number(i, keys.len() + j, col)? {
+                    row.push(v);
+                }
+            }
+            let mut cells = table.key(i, keys.len());
+            if row.len() == inputs.len() {
+                cells.push(self.predict(&row).to_string());
+                if let Some(g) = self.model.gate(&row) {
+                    cells.extend(g.iter().map(f64::to_string));
+                    gates.push(g);
+                }
+            } else {
+                incomplete.push(table.rows[i].0);
+            }
+            cells.resize(header.len(), String::new());
+            out.write_record(&cells)?;
+        }
+        let csv = out.into_inner().map_err(|e| csv::Error::from(e.into_error()))?;
+        let summary = ApplySummary {
+            scored: table.rows.len() - incomplete.len(),
+            rows: table.rows.len(),
+            incomplete_lines: incomplete,
+            model: self.model.name().to_string(),
+            gate: GateSummary::of(inputs, &gates),
+        };
+        Ok(Applied { csv, summary })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gate_summary_by_hand() {
+        let g = GateSummary::of(vec!["a".into(), "b".into()], &[vec![0.75, 0.25], vec![0.25, 0.75], vec![0.5, 0.5]])
+            .unwrap();
+        // By hand: means (0.75 + 0.25 + 0.5) / 3 = 0.5 each; a drives row 1, b rows 2 and 3 (a tie goes to the
+        // later input, as `Iterator::max_by` keeps the last of equal maxima).
+        assert!(g.mean_weight.iter().all(|m| (m - 0.5).abs() < 1e-12), "{:?}", g.mean_weight);
+        assert_eq!(g.drove, [1, 2]);
+        assert!(GateSummary::of(vec!["a".into()], &[]).is_none());
+    }
+
+    #[test]
+    fn a_linear_fit_is_a_model_file_that_reads_back_and_applies_to_a_score_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // y = 1 + 2a exactly: least squares gives it back.
+        let x: Vec<Vec<f64>> = (0..8).map(|i| vec![f64::from(i) / 8.0]).collect();
+        let y: Vec<f64> = x.iter().map(|r| 1.0 + 2.0 * r[0]).collect();
+        let data = Dataset::from_rows(vec!["a".into()], "h".into(), x, y).unwrap();
+        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let prov = Provenance::with_command(vec!["ragjudge".into(), "fuse".into(), "fit".into()]);
+        let fit = settings.fit(data, &|_| None, "labels.csv", prov).unwrap();
+        assert_eq!(fit.summary.inputs_without_definition, ["a"]);
+        // The fitted scores are increasing in `a`, as the labels are: Spearman 1.
+        assert!((fit.summary.training_spearman.unwrap() - 1.0).abs() < 1e-12);
+        let path = dir.path().join("m.json");
+        fit.write(&path).unwrap();
+        let doc = FusedModel::read(&path).unwrap();
+        assert_eq!((doc.kind.as_str(), doc.schema_version), ("fusion-model", 1));
+        assert_eq!(doc.provenance.command, ["ragjudge", "fuse", "fit"]);
+        assert_eq!(doc.provenance.settings["model"], "linear");
+        let scores = dir.path().join("s.csv");
+        std::fs::write(&scores, "id,a\nq1,0.5\nq2,\n").unwrap();
+        let applied = doc.body.apply_file(&scores).unwrap();
+        let text = String::from_utf8(applied.csv).unwrap();
+        let fused: f64 = text.lines().nth(1).unwrap().split(',').nth(1).unwrap().parse().unwrap();
+        // By hand: 1 + 2 * 0.5 = 2; q2 has no value of `a` and keeps its key only.
+        assert!((fused - 2.0).abs() < 1e-9, "{text}");
+        assert!(text.ends_with("q2,\n"), "{text}");
+        assert_eq!((applied.summary.scored, applied.summary.rows, applied.summary.incomplete_lines), (1, 2, vec![3]));
+    }
+
+    #[test]
+    fn a_model_file_written_before_artifacts_had_a_kind_still_reads() {
+        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let data =
+            Dataset::from_rows(vec!["a".into()], "h".into(), vec![vec![0.0], vec![1.0]], vec![1.0, 3.0]).unwrap();
+        let fit = settings.fit(data, &|_| None, "l.csv", Provenance::version_only()).unwrap();
+        // The layout of `fuse fit --save` before artifacts had `kind`.
+        let mut legacy = serde_json::to_value(&fit.model.body).unwrap();
+        let o = legacy.as_object_mut().unwrap();
+        o.insert("format".into(), crate::model::FORMAT.into());
+        o.insert("ragjudge_version".into(), "0.1.0".into());
+        o.insert("created_by".into(), serde_json::json!(["ragjudge", "fuse", "fit"]));
+        let doc = FusedModel::from_json("old.json", &legacy.to_string()).unwrap();
+        assert_eq!((doc.schema_version, doc.provenance.ragjudge.as_str()), (1, "0.1.0"));
+        assert_eq!(doc.provenance.command, ["ragjudge", "fuse", "fit"]);
+        assert!((doc.body.predict(&[0.5]) - 2.0).abs() < 1e-9);
+        let e = FusedModel::from_json("x.json", r#"{"format": "other/2"}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: model format other/2; this version reads `fusion-model` files and ragjudge-fusion-model/1"
+        );
+        let e = FusedModel::from_json("n.json", r#"{"kind": "fusion-model", "schema_version": 2}"#).unwrap_err();
+        assert!(e.to_string().starts_with("n.json: `fusion-model` schema version 2 was written by a newer ragjudge"));
+    }
+
+    #[test]
+    fn unknown_models_and_too_few_folds_are_refused() {
+        assert_eq!(
+            ModelName::from_name("forest").unwrap_err().to_string(),
+            "model must be moe, moe-concat, svr or linear, got `forest`"
+        );
+        let s = FitSettings { model: ModelName::Svr, seed: 0, epochs: None, binarize: None, folds: 1 };
+        assert_eq!(s.choice().unwrap_err().to_string(), "folds must be at least 2, got 1");
+    }
+}
