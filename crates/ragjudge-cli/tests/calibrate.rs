@@ -35,7 +35,9 @@ fn isotonic_fit_save_and_apply_by_hand() {
     let dir = tempfile::tempdir().unwrap();
     let (scores, labels) = separated(dir.path());
     let saved = dir.path().join("cal.json").display().to_string();
-    let args = ["--binarize", "3", "--alpha", "0.2", "--save", &saved, "--method", "isotonic", "--json"];
+    let written = dir.path().join("report.json").display().to_string();
+    let args =
+        ["--binarize", "3", "--alpha", "0.2", "--save", &saved, "--method", "isotonic", "--json", "--report", &written];
     let report: Value = serde_json::from_str(&stdout(&fit(&scores, &labels, "s", &args))).unwrap();
     // Split of 20 rows: round(20 * 0.25) = 5 calibration, 5 test, 10 fit.
     assert_eq!(
@@ -62,6 +64,10 @@ fn isotonic_fit_save_and_apply_by_hand() {
     assert_eq!(file["labels"], serde_json::json!([0.0, 1.0]));
     assert_eq!(file["alpha"].as_f64(), Some(0.2));
     assert_eq!(file["conformal"][0]["q_hat"].as_f64(), Some(0.0));
+    // The report and the calibrator, read back by report and gate: coverage 1, Brier 0, q_hat 0.
+    let quality = ["--on", "mean", "--min", "coverage_lac=1", "--max", "brier=0", "--max", "ece=0"];
+    assert_report_and_gate_read(Path::new(&written), &quality);
+    assert_report_and_gate_read(Path::new(&saved), &["--on", "mean", "--max", "q_hat_lac=0", "--min", "levels=2"]);
 
     // Apply: 0.5 lies halfway between 0.25 and 0.75, so P(1) = 0.5, and with q_hat = 0 no label
     // reaches probability 1 - 0 = 1: the empty set. 1.5 is clipped to 0.75. The row without a

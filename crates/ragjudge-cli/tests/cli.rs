@@ -386,6 +386,11 @@ fn compare_runs_a_dice_match_against_an_http_judge_and_resumes_from_the_cache() 
     assert_eq!(v["s_a"], 1.0);
     assert_eq!(v["wins_a"], 3);
     assert_eq!(v["categories"]["FullyCorrect"], serde_json::json!([3, 0]));
+    // The match's key figures: oracle won the 3 questions (DICE score 1), shown first each time.
+    assert_report_and_gate_read(
+        &out.join("compare.json"),
+        &["--on", "mean", "--system", "oracle", "--min", "win_rate=1"],
+    );
     // Stage I (generate) and stage II (label probabilities) per question.
     assert_eq!(server.request_count(), 6);
     let traces = std::fs::read_to_string(out.join("traces.jsonl")).unwrap();
@@ -436,6 +441,8 @@ fn tournament_ranks_the_example_systems_and_resumes_from_the_cache() {
     let mean_elo: f64 = systems.iter().map(|s| s["elo"].as_f64().unwrap()).sum::<f64>() / 4.0;
     assert!((mean_elo - 1000.0).abs() < 1e-9);
     assert!(out.join("leaderboard.csv").is_file());
+    // A leaderboard is read for `--beats` (whose outcome two questions a match cannot settle).
+    report_and_gate(&out.join("leaderboard.json"), &["--system", "oracle", "--beats", "wrong"]);
     // The length-controlled refit: one row per system, over the 12 judged questions.
     let lc = &v["length_control"];
     assert_eq!(lc["systems"].as_array().unwrap().len(), 4);
@@ -483,7 +490,7 @@ fn baseline_places_a_system_among_three_tiers() {
         let n = t["wins"].as_u64().unwrap() + t["ties"].as_u64().unwrap() + t["losses"].as_u64().unwrap();
         assert_eq!(n, 2, "{t}");
     }
-    assert!(out.join("baseline.json").is_file());
+    report_and_gate(&out.join("baseline.json"), &["--system", "target", "--beats", "low"]);
 }
 
 /// Word-level F1 of `answer` against `reference` (lower case, alphanumeric words).

@@ -66,6 +66,10 @@ fn a_linear_fit_recovers_its_labels_and_score_gives_the_same_fused_column() {
     let v: Value = serde_json::from_str(&stdout(&fit)).unwrap();
     assert_eq!(v["join"]["joined"], 124);
     assert_eq!(v["inputs_without_definition"].as_array().unwrap().len(), 0);
+    assert_report_and_gate_read(
+        Path::new(&model),
+        &["--on", "mean", "--system", "rating", "--min", "inputs=2", "--max", "inputs=2"],
+    );
     // The labels are an exact plane in the inputs: least squares reproduces every one.
     let applied = dir.path().join("applied.csv").display().to_string();
     stdout(&ragjudge(&["fuse", "apply", &model, "--scores", &scores, "-o", &applied]));

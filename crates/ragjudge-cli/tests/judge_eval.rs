@@ -61,6 +61,11 @@ fn a_first_position_judge_is_caught_and_the_table_written() {
     let verdicts = std::fs::read_to_string(out.join("verdicts.jsonl")).unwrap();
     assert_eq!(verdicts.lines().count(), 6);
     assert!(verdicts.lines().nth(3).unwrap().contains("\"error\""));
+    let two_label = ["--on", "mean", "--system", "faireval/two-label", "--min", "first_position=1"];
+    assert_report_and_gate_read(
+        &out.join("judge-eval.json"),
+        &[&two_label[..], &["--max", "accuracy_with_ties=0.5"]].concat(),
+    );
 }
 
 #[test]

@@ -39,6 +39,8 @@ fn deltas_and_worst_pairs_are_written() {
     // By hand: deltas of m: 0.5 - 1 = -0.5, 0, 0.25 - 0.75 = -0.5, 0.5 - 0.25 = +0.25: mean -0.1875.
     assert!(text.contains("-0.1875 ["), "{text}");
     assert!(text.contains("1 variant records in no pair: q9~typo (OriginalMissing)"), "{text}");
+    let typo = ["--on", "mean", "--system", "s/typo/0.05", "--min", "m.delta=-0.1875", "--max", "m.delta=-0.1875"];
+    assert_report_and_gate_read(&dir.path().join("rob/robustness.json"), &typo);
 
     let deltas = std::fs::read_to_string(dir.path().join("rob/deltas.csv")).unwrap();
     let mut rows = csv::Reader::from_reader(deltas.as_bytes());

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, ragjudge, repo_root, stderr, stdout};
+use common::{assert_one_line_error, assert_report_and_gate_read, ragjudge, repo_root, stderr, stdout};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -109,6 +109,11 @@ fn four_shards_and_merge_equal_one_run_jsonl_and_csv() {
         let defs = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
         assert_eq!(defs(&format!("single.{ext}.columns.json")), defs(&format!("merged.{ext}.columns.json")));
     }
+    // A shard's manifest and the column definitions, read back by report and gate.
+    let shard = ["--on", "mean", "--system", "shard 1/4", "--min", "records=1", "--min", "columns=1"];
+    assert_report_and_gate_read(&dir.path().join("shard1.csv.shard.json"), &shard);
+    let defs = ["--on", "mean", "--system", "lexical", "--min", "columns=1"];
+    assert_report_and_gate_read(&dir.path().join("single.csv.columns.json"), &defs);
 }
 
 #[test]

@@ -25,6 +25,8 @@ fn a_weak_stratum_is_named_and_written() {
     let marginal = std::fs::read_to_string(dir.path().join("weak/marginal.csv")).unwrap();
     assert_eq!(marginal.lines().count(), 3, "{marginal}");
     assert!(dir.path().join("weak/weakness.json").exists() && dir.path().join("weak/bivariate.csv").exists());
+    let slice = ["--on", "mean", "--system", "m/s/topic=A", "--max", "mean=0", "--min", "difference=-1"];
+    assert_report_and_gate_read(&dir.path().join("weak/weakness.json"), &slice);
     // Plots beside the tables: the slices of m and its distribution per topic, as SVG and PNG.
     for name in ["slices-m", "strata-m-topic"] {
         for ext in ["svg", "png"] {

@@ -73,7 +73,7 @@ pub fn all_charts(inputs: &Inputs) -> Vec<NamedChart> {
             Input::Calibration(c) => out.extend(calibration_charts(&c.body)),
             Input::Weakness(w) => out.extend(weakness_charts(w)),
             Input::Robustness(r) => out.extend(robustness_charts(r)),
-            Input::Records(_) | Input::FusionModel(_) => {}
+            Input::Records(_) | Input::FusionModel(_) | Input::Figures(_) => {}
         }
     }
     out

@@ -3,7 +3,8 @@
 //! reason, never dropped silently. A JSON file is dispatched on its artifact `kind`
 //! ([`crate::kinds`]); JSON of commands whose outputs have no kind yet is recognised by its fields.
 
-use crate::kinds::{identify, read, JsonKind};
+use crate::figures::{figures, Figures};
+use crate::kinds::{identify, read, JsonKind, KINDS};
 use crate::provenance::Provenance;
 use ragjudge_analysis::robustness::RobustnessReport;
 use ragjudge_analysis::weakness::{MetricWeakness, WeaknessArtifact, WeaknessReport};
@@ -45,6 +46,9 @@ pub enum Input {
     Robustness(Box<RobustnessReport>),
     /// Records (runs): questions and answers shown in the drill-down.
     Records(Vec<Record>),
+    /// The key figures of an artifact without a section of its own (judge-eval, probes,
+    /// testgen, calibrator, shard manifest, column definitions).
+    Figures(Box<Figures>),
 }
 
 impl Input {
@@ -63,6 +67,16 @@ impl Input {
             Input::Weakness(_) => "weakness analysis",
             Input::Robustness(_) => "robustness analysis",
             Input::Records(_) => "records",
+            Input::Figures(f) => match f.kind.as_str() {
+                "judge-eval" => "judge meta-evaluation",
+                "probe-report" => "bias probes",
+                "testgen-topics" => "test-set topics",
+                "testgen-summary" => "test-set generation",
+                "calibrator" => "calibrator",
+                "shard-manifest" => "score shard",
+                "column-definitions" => "column definitions",
+                _ => "key figures",
+            },
         }
     }
 }
@@ -280,13 +294,15 @@ fn recognise_json(path: &Path) -> Result<Input, String> {
             Ok(Input::Weakness(doc.body.reports.into_iter().map(metric).collect()))
         }
         RobustnessReport::KIND => read::<RobustnessReport>(path, kind).map(|d| Input::Robustness(Box::new(d.body))),
-        other => Err(format!("a `{other}` file, of no kind `ragjudge report` reads ({READS})")),
+        other => match figures(path, kind)? {
+            Some(f) => Ok(Input::Figures(Box::new(f))),
+            None => Err(format!(
+                "a `{other}` file, of no kind `ragjudge report` reads ({}; score summaries)",
+                KINDS.join(", ")
+            )),
+        },
     }
 }
-
-/// What `ragjudge report` reads, for the error on a file of another kind.
-const READS: &str =
-    "leaderboard, compare, baseline, weakness, robustness, calibration-report, fusion-model; score summaries";
 
 /// JSON without a `kind`, written by commands whose outputs are not artifacts yet: recognised by
 /// its name or fields.

@@ -8,16 +8,39 @@ use ragjudge_artifacts::{peek_header, Artifact, ArtifactError, Header};
 use ragjudge_dice::baseline::BaselineReport;
 use ragjudge_dice::compare::CompareReport;
 use ragjudge_dice::leaderboard::LeaderboardReport;
+use ragjudge_dice::meta::job::JudgeEvalReport;
+use ragjudge_eval::families::ColumnDefinitions;
+use ragjudge_eval::ShardManifest;
 use ragjudge_fusion::model::FusedModel;
-use ragjudge_stats::calibration::CalibrationReport;
+use ragjudge_safety::probes::report::ProbeReport;
+use ragjudge_stats::calibration::{CalibrationReport, FittedCalibration};
+use ragjudge_testgen::pipeline::{TestgenSummary, TopicsDocument};
 use serde_json::Value;
 use std::path::Path;
 
 /// Recognises a document of one kind written before artifacts had a header.
 type IsLegacy = fn(&Value) -> bool;
 
+/// Every kind `report` and `gate` read.
+pub const KINDS: [&str; 14] = [
+    LeaderboardReport::KIND,
+    CompareReport::KIND,
+    BaselineReport::KIND,
+    JudgeEvalReport::KIND,
+    WeaknessArtifact::KIND,
+    RobustnessReport::KIND,
+    CalibrationReport::KIND,
+    FittedCalibration::KIND,
+    FusedModel::KIND,
+    ProbeReport::KIND,
+    TopicsDocument::KIND,
+    TestgenSummary::KIND,
+    ShardManifest::KIND,
+    ColumnDefinitions::KIND,
+];
+
 /// Kinds recognised in files without a header, tried in this order.
-const LEGACY: [(&str, IsLegacy); 7] = [
+const LEGACY: [(&str, IsLegacy); 11] = [
     (LeaderboardReport::KIND, LeaderboardReport::is_legacy),
     (CompareReport::KIND, CompareReport::is_legacy),
     (BaselineReport::KIND, BaselineReport::is_legacy),
@@ -25,6 +48,10 @@ const LEGACY: [(&str, IsLegacy); 7] = [
     (RobustnessReport::KIND, RobustnessReport::is_legacy),
     (CalibrationReport::KIND, CalibrationReport::is_legacy),
     (FusedModel::KIND, FusedModel::is_legacy),
+    (JudgeEvalReport::KIND, JudgeEvalReport::is_legacy),
+    (ProbeReport::KIND, ProbeReport::is_legacy),
+    (TopicsDocument::KIND, TopicsDocument::is_legacy),
+    (FittedCalibration::KIND, FittedCalibration::is_legacy),
 ];
 
 /// A JSON file, identified.

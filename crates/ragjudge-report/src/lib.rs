@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 
 pub mod charts;
+pub mod figures;
 pub mod gate;
 pub mod html;
 pub mod inputs;

@@ -1,10 +1,13 @@
 //! A run's summary, read back from what a command wrote: the JSON summary of `score --json`, a
-//! tournament's `leaderboard.json`, or a per-record score file (CSV or JSONL), summarised again
+//! tournament's `leaderboard.json` or a baseline's round robin, the key figures of any other
+//! artifact ([`crate::figures`]), or a per-record score file (CSV or JSONL), summarised again
 //! with the same Poisson bootstrap `score` uses (same seed and replicates: the same intervals).
 
+use crate::figures::figures;
 use crate::gate::GateError;
-use crate::kinds::{identify, read, JsonKind};
+use crate::kinds::{identify, read, JsonKind, KINDS};
 use ragjudge_artifacts::Artifact;
+use ragjudge_dice::baseline::BaselineReport;
 use ragjudge_dice::leaderboard::LeaderboardReport;
 use ragjudge_dice::tournament::Standing;
 use ragjudge_eval::scores::{read_score_file, ScoreFile};
@@ -69,9 +72,17 @@ pub fn read_summary(path: &Path, how: &Resummarize) -> Result<Summary, GateError
             JsonKind::Legacy { value, .. } => read_unversioned(path, value),
             kind => Ok(Summary::Tournament(read::<LeaderboardReport>(path, kind).map_err(read_err)?.body.systems)),
         },
-        other => Err(read_err(format!(
-            "a `{other}` file; the gate reads score summaries (`score --json`), per-record scores and leaderboards"
-        ))),
+        // A baseline's round robin, so that `--beats` places the system among the tiers.
+        BaselineReport::KIND => {
+            Ok(Summary::Tournament(read::<BaselineReport>(path, kind).map_err(read_err)?.body.leaderboard))
+        }
+        other => match figures(path, kind).map_err(read_err)? {
+            Some(f) => Ok(Summary::Scores(f.table)),
+            None => Err(read_err(format!(
+                "a `{other}` file, of no kind the gate reads ({}; score summaries, per-record scores)",
+                KINDS.join(", ")
+            ))),
+        },
     }
 }
 

@@ -75,7 +75,8 @@ fn each_json_input_is_read_by_its_kind_and_the_rest_refused_in_one_line() {
         [
             format!(
                 "{}: a `hologram` file, of no kind `ragjudge report` reads (leaderboard, compare, baseline, \
-                 weakness, robustness, calibration-report, fusion-model; score summaries)",
+                 judge-eval, weakness, robustness, calibration-report, calibrator, fusion-model, probe-report, \
+                 testgen-topics, testgen-summary, shard-manifest, column-definitions; score summaries)",
                 unknown.display()
             ),
             format!(
@@ -88,7 +89,7 @@ fn each_json_input_is_read_by_its_kind_and_the_rest_refused_in_one_line() {
 }
 
 #[test]
-fn the_gate_reads_leaderboards_and_refuses_other_kinds_in_one_line() {
+fn the_gate_reads_leaderboards_and_the_figures_of_other_kinds_and_refuses_unknown_ones_in_one_line() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let how = Resummarize::default();
@@ -96,14 +97,25 @@ fn the_gate_reads_leaderboards_and_refuses_other_kinds_in_one_line() {
     let Summary::Tournament(standings) = read_summary(&board, &how).unwrap() else { panic!("not a tournament") };
     assert_eq!(standings.iter().map(|s| s.system.as_str()).collect::<Vec<_>>(), ["s0", "s1"]);
 
+    // A calibration report: one subject, the label, with the quality measured on the test split.
     let report = dir.join("calibration.json");
     calibration().write(None, Some(&report)).unwrap();
-    let e = read_summary(&report, &how).unwrap_err().to_string();
-    let reads = "the gate reads score summaries (`score --json`), per-record scores and leaderboards";
-    assert_eq!(e, format!("{}: a `calibration-report` file; {reads}", report.display()));
+    let Summary::Scores(s) = read_summary(&report, &how).unwrap() else { panic!("not figures") };
+    let figures: Vec<(&str, Option<f64>)> = s.systems[0].metrics.iter().map(|m| (m.metric.as_str(), m.mean)).collect();
+    assert_eq!(s.systems[0].system, "rating");
+    // Separated scores: isotonic gives probabilities 0 and 1, so Brier and ECE are 0 and the LAC
+    // sets cover every test row with one label each.
+    assert_eq!(
+        figures,
+        [("brier", Some(0.0)), ("ece", Some(0.0)), ("coverage_lac", Some(1.0)), ("mean_set_size_lac", Some(1.0))]
+    );
+
+    let reads = "leaderboard, compare, baseline, judge-eval, weakness, robustness, calibration-report, calibrator, \
+                 fusion-model, probe-report, testgen-topics, testgen-summary, shard-manifest, column-definitions; \
+                 score summaries, per-record scores";
     let unknown = write(dir, "x.json", r#"{"kind": "hologram", "schema_version": 1}"#);
     let e = read_summary(&unknown, &how).unwrap_err().to_string();
-    assert_eq!(e, format!("{}: a `hologram` file; {reads}", unknown.display()));
+    assert_eq!(e, format!("{}: a `hologram` file, of no kind the gate reads ({reads})", unknown.display()));
     let newer = write(dir, "lb.json", r#"{"kind": "leaderboard", "schema_version": 2, "systems": []}"#);
     let e = read_summary(&newer, &how).unwrap_err().to_string();
     assert_eq!(
@@ -114,4 +126,58 @@ fn the_gate_reads_leaderboards_and_refuses_other_kinds_in_one_line() {
             newer.display()
         )
     );
+}
+
+/// Kinds whose producers need a corpus and embedder (testgen) or probe variants: written as the
+/// producers write them, read by the report (one table each) and the gate (their figures).
+#[test]
+fn testgen_and_probe_reports_are_read_as_figures_by_report_and_gate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let topics = write(
+        dir,
+        "topics.json",
+        r#"{"kind": "testgen-topics", "schema_version": 1, "documents": 3, "skipped": [], "chunks": 12,
+            "cut_sentences": 0, "dims": 8, "variance_kept": 0.9, "silhouette": 0.25, "k_scores": [[2, 0.25]],
+            "topics": [{"id": "t0", "label": "rain", "terms": [["rain", 1.5]], "chunks": 7, "sampled": 2},
+                       {"id": "t1", "label": "sun", "terms": [["sun", 1.0]], "chunks": 5, "sampled": 2}],
+            "calls": {"tasks": 4, "generation_calls": 4, "generation_calls_max": 12, "selection_calls_max": 0,
+                      "generation_prompt_tokens": 900, "per_type": {"factoid": 4}}}"#,
+    );
+    let summary = write(
+        dir,
+        "summary.json",
+        r#"{"kind": "testgen-summary", "schema_version": 1, "questions": 3, "tasks": 4, "attempts": 6,
+            "rejected": 1, "rejected_by_reason": {"too long": 1}, "per_type": {"factoid": 3},
+            "per_topic": {"t0": 2, "t1": 1}, "topics_without_questions": []}"#,
+    );
+    let probes = write(
+        dir,
+        "probes.json",
+        r#"{"kind": "probe-report", "schema_version": 1, "columns": ["m"], "term_versions": ["1"], "threshold": 0.1,
+            "groups": [{"system": "s", "group": "gender", "variant": "*", "pairs": 4,
+                        "metrics": [{"column": "m", "n": 4, "mean_diff": -0.25, "mean_abs_diff": 0.25}],
+                        "answer_token_f1": 0.5, "answer_rouge_l": 0.5, "identical_answers": 0.25, "flagged": true}],
+            "pairs": [], "unmatched": []}"#,
+    );
+    let inputs = read_inputs(&[topics.clone(), summary.clone(), probes.clone()]);
+    assert!(inputs.skipped.is_empty(), "{:?}", inputs.skipped);
+    let kinds: Vec<&str> = inputs.loaded.iter().map(|l| l.input.kind()).collect();
+    assert_eq!(kinds, ["test-set topics", "test-set generation", "bias probes"]);
+    let html = ragjudge_report::html::render(&inputs, &Default::default());
+    assert!(html.sections.contains(&"Other outputs".to_string()), "{:?}", html.sections);
+
+    let how = Resummarize::default();
+    let figure = |path: &Path, subject: &str, name: &str| {
+        let Summary::Scores(s) = read_summary(path, &how).unwrap() else { panic!("not figures") };
+        let row = s.systems.iter().find(|r| r.system == subject).unwrap_or_else(|| panic!("no {subject}"));
+        row.metrics.iter().find(|m| m.metric == name).unwrap_or_else(|| panic!("no {name}")).mean
+    };
+    assert_eq!(figure(&topics, "collection", "topics"), Some(2.0));
+    assert_eq!(figure(&topics, "collection", "silhouette"), Some(0.25));
+    // 3 of 4 tasks kept a question.
+    assert_eq!(figure(&summary, "testgen", "kept_share"), Some(0.75));
+    assert_eq!(figure(&summary, "testgen", "questions.factoid"), Some(3.0));
+    assert_eq!(figure(&probes, "s/gender/*", "m.mean_diff"), Some(-0.25));
+    assert_eq!(figure(&probes, "s/gender/*", "flagged"), Some(1.0));
 }

@@ -21,8 +21,9 @@ pub enum OnArg {
 /// `ragjudge gate`.
 #[derive(Debug, Args)]
 pub struct GateArgs {
-    /// The run to check: `score --json` output, a tournament's `leaderboard.json`, or per-record
-    /// scores (`.csv`, `.jsonl`), summarised again as `score` does.
+    /// The run to check: `score --json` output, a tournament's `leaderboard.json` (or a
+    /// baseline's `baseline.json`), per-record scores (`.csv`, `.jsonl`), summarised again as
+    /// `score` does, or any other artifact, read as its key figures (docs/ci-gate.md).
     pub summary: PathBuf,
     /// The column's statistic must be at least VALUE (COLUMN=VALUE; repeatable).
     #[arg(long, value_name = "COLUMN=VALUE")]

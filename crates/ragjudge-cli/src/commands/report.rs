@@ -15,7 +15,9 @@ use std::path::PathBuf;
 pub struct ReportArgs {
     /// Outputs of other commands: score files (.csv/.jsonl), `score --json` summaries, DICE
     /// output directories, `calibrate --report` files, fusion models, weakness and robustness
-    /// directories, and record files (questions and answers for the drill-down).
+    /// directories, record files (questions and answers for the drill-down), and any other
+    /// artifact (judge-eval, probes, testgen, calibrator, shard manifest, column definitions),
+    /// shown as its key figures.
     #[arg(required = true, value_name = "DIR_OR_FILE")]
     pub inputs: Vec<PathBuf>,
     /// The HTML file to write.

@@ -54,3 +54,27 @@ pub fn assert_one_line_error(o: &Output, want: &str) {
     assert!(lines[0].starts_with("error: "), "{err}");
     assert!(lines[0].contains(want), "`{want}` not in: {err}");
 }
+
+/// Asserts that `ragjudge report` uses `path` (a file or run directory) and that `ragjudge gate`
+/// reads it and passes `gate_args` (checks on the figures the artifact holds).
+pub fn assert_report_and_gate_read(path: &Path, gate_args: &[&str]) {
+    assert_eq!(report_and_gate(path, gate_args), Some(0));
+}
+
+/// Runs `ragjudge report` on `path` (asserting that it uses it) and then `ragjudge gate` with
+/// `gate_args`; the gate's exit code (0 passed, 1 a check failed, 2 it could not run: asserted
+/// not to be for want of reading the file).
+pub fn report_and_gate(path: &Path, gate_args: &[&str]) -> Option<i32> {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    let o = ragjudge(&["report", path.to_str().unwrap(), "--output", html.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["skipped"], serde_json::json!([]), "report left {} out", path.display());
+    let mut args = vec!["gate", path.to_str().unwrap()];
+    args.extend(gate_args);
+    let o = ragjudge(&args);
+    let out = format!("gate {gate_args:?} on {}: {}{}", path.display(), stderr(&o), String::from_utf8_lossy(&o.stdout));
+    assert_ne!(o.status.code(), Some(2), "{out}");
+    assert!(o.status.code() == Some(0) || o.status.code() == Some(1), "{out}");
+    o.status.code()
+}

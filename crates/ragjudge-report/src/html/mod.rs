@@ -1,6 +1,7 @@
 //! The self-contained HTML report: one file, inline SVG and CSS, no external resources, readable
 //! without JavaScript. Sections appear for the inputs present, summary first.
 
+mod figures;
 mod page;
 mod sections;
 
@@ -95,6 +96,7 @@ pub fn render(inputs: &Inputs, opts: &ReportOptions) -> Rendered {
         ("calibration", "Calibration", sections::calibration(&mut ctx)),
         ("weakness", "Weaknesses", sections::weakness(&mut ctx)),
         ("robustness", "Robustness", sections::robustness(&mut ctx)),
+        ("figures", "Other outputs", figures::figures(&mut ctx)),
         ("provenance", "Provenance", sections::provenance(&mut ctx)),
     ];
     let present: Vec<&(&str, &str, String)> = parts.iter().filter(|(_, _, html)| !html.is_empty()).collect();

@@ -20,7 +20,7 @@ const HEADLINE_PREFERENCE: [&str; 6] = ["fused", "hcat_ragas_like", "ciu", "roug
 /// What the sections share: the inputs, the options, score summaries computed once, and what was
 /// drawn or noted so far.
 pub(super) struct Ctx<'a> {
-    inputs: &'a Inputs,
+    pub(super) inputs: &'a Inputs,
     opts: &'a ReportOptions,
     /// Per score input (by position in `inputs.loaded`): its per-system summary.
     summaries: Vec<(usize, SummaryReport)>,
@@ -387,7 +387,7 @@ pub(super) fn metrics(ctx: &mut Ctx<'_>) -> String {
             100.0 * summary.level,
             summary.bootstrap
         );
-        s.push_str(&summary_table(summary));
+        s.push_str(&summary_table(summary, ["system", "records", "failed"]));
         // Charts of the key metrics only (the headline, then the preference list, then the first
         // columns); every metric is in the table and `ragjudge plot` draws any of them.
         let (key, metrics) = key_metrics(summary, ctx.headline().map(|(m, _)| m).as_deref(), MAX_METRICS_DRAWN);
@@ -459,7 +459,9 @@ fn key_metrics(summary: &SummaryReport, headline: Option<&str>, max: usize) -> (
     (out, all.len())
 }
 
-fn summary_table(summary: &SummaryReport) -> String {
+/// Rows of `summary` (headed `head`: the row's name, its items, its failures) by column: the
+/// mean, with its interval where it has one, and its count.
+pub(super) fn summary_table(summary: &SummaryReport, head: [&str; 3]) -> String {
     let mut metrics: Vec<&str> = Vec::new();
     for sys in &summary.systems {
         for m in &sys.metrics {
@@ -468,20 +470,23 @@ fn summary_table(summary: &SummaryReport) -> String {
             }
         }
     }
-    let mut head: Vec<(&str, bool)> = vec![("system", false), ("records", true), ("failed", true)];
-    head.extend(metrics.iter().map(|m| (*m, true)));
-    let mut t = Table::new(&head);
+    let mut columns: Vec<(&str, bool)> = vec![(head[0], false), (head[1], true), (head[2], true)];
+    columns.extend(metrics.iter().map(|m| (*m, true)));
+    let mut t = Table::new(&columns);
     for sys in &summary.systems {
         let mut row = vec![esc(&sys.system), sys.records.to_string(), sys.failed.to_string()];
         for m in &metrics {
             row.push(match sys.metrics.iter().find(|c| c.metric == *m) {
-                Some(c) if c.mean.is_some() => format!(
+                Some(c) if c.mean.is_some() && (c.ci_low.is_some() || c.ci_high.is_some()) => format!(
                     "{}<br><span class=\"muted\">[{}, {}] n={}</span>",
                     num(c.mean, 3),
                     num(c.ci_low, 3),
                     num(c.ci_high, 3),
                     c.n
                 ),
+                Some(c) if c.mean.is_some() => {
+                    format!("{}<br><span class=\"muted\">n={}</span>", num(c.mean, 3), c.n)
+                }
                 _ => "–".into(),
             });
         }
@@ -992,6 +997,9 @@ pub(super) fn provenance(ctx: &mut Ctx<'_>) -> String {
             }
             Input::Calibration(c) if c.provenance != crate::Provenance::default() => {
                 by.push(provenance_line(&c.provenance));
+            }
+            Input::Figures(f) if f.provenance != crate::Provenance::default() => {
+                by.push(provenance_line(&f.provenance));
             }
             Input::FusionModel(m) => {
                 let names: Vec<String> = m.body.inputs.iter().map(|i| i.name.clone()).collect();

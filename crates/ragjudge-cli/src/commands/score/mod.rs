@@ -3,7 +3,9 @@
 
 mod args;
 mod family_args;
+mod model_args;
 mod summary;
+mod trec_args;
 
 pub use args::ScoreArgs;
 

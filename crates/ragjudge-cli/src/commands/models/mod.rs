@@ -1,4 +1,8 @@
-//! `ragjudge models pull|list|verify`.
+//! `ragjudge models pull|list|verify`; the listing table is in `table`.
+
+mod table;
+
+use table::{human_bytes, list};
 
 use crate::progress::Progress;
 use anyhow::{bail, Result};
@@ -96,27 +100,6 @@ fn pull(store: &ModelStore, names: &[String], force: bool, json: bool) -> Result
     Ok(())
 }
 
-fn list(store: &ModelStore, json: bool) -> Result<()> {
-    let models = store.list();
-    if json {
-        println!("{}", serde_json::to_string_pretty(&models)?);
-        return Ok(());
-    }
-    println!("{:<16} {:<16} {:>10} {:<10} description", "name", "kind", "size", "installed");
-    for m in &models {
-        let installed = if m.installed {
-            "yes"
-        } else if m.optional {
-            "no (opt.)"
-        } else {
-            "no"
-        };
-        println!("{:<16} {:<16} {:>10} {:<10} {}", m.name, m.kind, human_bytes(m.size), installed, m.description);
-    }
-    println!("models directory: {}", store.dir().display());
-    Ok(())
-}
-
 fn verify(store: &ModelStore, names: &[String], json: bool) -> Result<()> {
     let chosen = entries(store, names, |e| store.is_installed(e))?;
     if chosen.is_empty() {
@@ -140,20 +123,4 @@ fn verify(store: &ModelStore, names: &[String], json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(())
-}
-
-/// `1.2 GB`-style sizes.
-fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "kB", "MB", "GB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u < UNITS.len() - 1 {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
 }
