@@ -1,5 +1,11 @@
 # Included by llama.cpp's CMake project (CMAKE_PROJECT_INCLUDE, set in .cargo/config.toml).
 #
+# llama.cpp's `common` library (argument parsing, chat templates, JSON schemas: a fifth of the
+# C++ build) is not used by ragjudge, but llama-cpp-2 turns on llama-cpp-sys-2's default `common`
+# feature. Its build is switched off here; without `build/common` the sys crate links no common
+# library (and its common wrapper is never referenced).
+set(LLAMA_BUILD_COMMON OFF CACHE BOOL "llama: build common utils library" FORCE)
+
 # The default build compiles ggml for the build machine (GGML_NATIVE: -march=native), which
 # turns on every instruction set the CPU reports, AMX included. AMX code can fault (SIGILL in
 # ggml's AMX matrix kernels) when the machine cannot run it, or when the compiler drops the

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::bert_config::BertConfig as Config;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
 use ragjudge_models::ModelError;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};

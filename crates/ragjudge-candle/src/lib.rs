@@ -14,6 +14,7 @@
 //! [`EncoderOptions::precision`] picks `f32` or bfloat16 ([`Precision::Bf16`]) dense products.
 #![deny(missing_docs)]
 
+mod bert_config;
 mod bf16_gemm;
 mod cross_encoder;
 mod embedder;
