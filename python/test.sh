@@ -5,6 +5,8 @@
 # $CARGO_TARGET_DIR), so it reuses the dependencies `cargo test --workspace` compiled there.
 # RAGJUDGE_VENV names the environment (default target/python-venv; recreated every run).
 set -euo pipefail
+# CI lints the workspace's build through clippy-driver (.ci/run); the wheel is built by rustc.
+unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${RAGJUDGE_VENV:-$root/target/python-venv}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
