@@ -14,6 +14,7 @@ use ragjudge_core::text::split_sentences;
 use ragjudge_models::{GenParams, Judge, Message, Prompt};
 use ragjudge_trec::answer::entailment::{select_premise, DEFAULT_PREMISE_SENTENCES};
 use ragjudge_trec::answer::EntailmentModel;
+use ragjudge_trec::TrecError;
 use serde::Serialize;
 
 /// Version of the rewrite prompt; cached calls are keyed on the prompt, so any change of its text
@@ -106,7 +107,12 @@ pub fn alter_passages(judge: &Arc<dyn Judge>, passages: &[&str]) -> HashMap<Stri
             continue;
         }
         // The least entailed changed sentence decides.
-        let probs: Result<Vec<f64>, _> = span.map(|i| checks[i].take().expect("each check read once")).collect();
+        let probs: Result<Vec<f64>, _> = span
+            .map(|i| {
+                let check = checks.get_mut(i).and_then(Option::take);
+                check.unwrap_or_else(|| Err(TrecError::Model("the batch returned no entailment check".into())))
+            })
+            .collect();
         let altered = match probs {
             Ok(v) => {
                 let e = v.iter().copied().fold(f64::INFINITY, f64::min);

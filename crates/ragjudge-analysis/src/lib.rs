@@ -2,6 +2,8 @@
 //! (HCAT §6.2, weakness identification), and how robust it is to input variations, adversarial
 //! contexts and out-of-distribution queries (HCAT §6.1).
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod adversarial;
 pub mod contradiction;

@@ -8,6 +8,8 @@
 //! - [`check_not_input`]: an output that is one of the inputs (by path or by inode) is refused.
 //! - [`Artifact`], [`Provenance`]: JSON documents with `kind`, `schema_version` and provenance;
 //!   readers dispatch on `kind` ([`peek_header`]) and refuse a newer schema with one line.
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod atomic;
 mod document;

@@ -13,6 +13,8 @@
 //! no padding, each text attending only to its own tokens, so grouping never changes a result.
 //! [`EncoderOptions::precision`] picks `f32` or bfloat16 ([`Precision::Bf16`]) dense products.
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod bert_config;
 mod bf16_gemm;

@@ -25,6 +25,8 @@
 //! ```
 
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod colors;
 mod draw;

@@ -9,6 +9,8 @@
 //! citations from a judge model), which with [`reference`] also gives the three baseline tiers
 //! of DICE's baseline mode.
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod bm25;
 pub mod command;

@@ -3,6 +3,8 @@
 //! Data flows one way: records are read here, scored by metric crates, aggregated by
 //! `ragjudge-stats`, and reported by the CLI.
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod bom;
 pub mod error;

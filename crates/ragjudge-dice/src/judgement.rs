@@ -299,7 +299,7 @@ impl PairwiseJudge {
     /// Judges `a` against `b` (records of the same question; the question and reference are
     /// taken from `a`, the reference from `b` when `a` has none).
     pub fn judge_pair(&self, a: &Record, b: &Record) -> Result<PairJudgement, ModelError> {
-        self.judge_pairs_many(&[(a, b)]).pop().expect("one result per pair")
+        self.judge_pairs_many(&[(a, b)]).pop().unwrap_or_else(|| Err(ModelError::missing("judgement")))
     }
 
     /// Judges many pairs, batching the model calls: all stage I generations in one
@@ -358,12 +358,14 @@ impl PairwiseJudge {
                 continue;
             }
             let result = r.and_then(|text| {
-                let lp = verdicts[stage2_index[k].expect("stage II ran")].take().expect("each verdict used once")?;
+                let verdict = stage2_index[k].and_then(|i| verdicts[i].take());
+                let lp = verdict.unwrap_or_else(|| Err(ModelError::missing("stage II verdict")))?;
                 self.order_judgement(t.swapped, text.unwrap_or_default(), lp)
             });
-            match result {
-                Ok(o) => slot.as_mut().expect("checked").push(o),
-                Err(e) => *slot = Err(e),
+            match (result, slot.as_mut()) {
+                (Ok(o), Ok(orders)) => orders.push(o),
+                (Err(e), _) => *slot = Err(e),
+                (Ok(_), Err(_)) => {}
             }
         }
 
@@ -374,7 +376,7 @@ impl PairwiseJudge {
                 let orders = orders?;
                 let lang = choose_lang(self.opts.lang, &a.query);
                 let finals: Vec<Probs> = orders.iter().map(OrderJudgement::final_probs).collect();
-                let probs = Probs::mean(&finals).expect("at least one order");
+                let probs = Probs::mean(&finals).ok_or_else(|| ModelError::missing("order"))?;
                 let order_consistent = finals.windows(2).all(|w| w[0].argmax() == w[1].argmax());
                 Ok(PairJudgement {
                     question_id: a.id.clone(),

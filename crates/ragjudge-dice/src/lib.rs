@@ -2,6 +2,8 @@
 //! A/B/Tie probabilities, probabilistic scoring, and tournaments (Swiss with Elo, round robin,
 //! Bradley-Terry) over many systems.
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 pub mod agreement;
 pub mod baseline;
 pub mod bradley_terry;

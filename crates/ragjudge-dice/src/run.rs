@@ -668,11 +668,13 @@ pub fn judge_pair_with_protocol(
     let item = pair_item(a, b);
     let verdict = if protocol.is_pointwise() {
         let mut grades = grade_sides(judge, protocol, &[(&item, &item.first), (&item, &item.second)], settings);
-        let second = grades.pop().expect("two grades")?;
-        let first = grades.pop().expect("two grades")?;
+        let second = grades.pop().unwrap_or_else(|| Err(ModelError::missing("grade")))?;
+        let first = grades.pop().unwrap_or_else(|| Err(ModelError::missing("grade")))?;
         verdict_of_grades(first, second, settings.tie_margin)
     } else {
-        judge_items(judge, protocol, std::slice::from_ref(&item), settings).pop().expect("one verdict")?
+        judge_items(judge, protocol, std::slice::from_ref(&item), settings)
+            .pop()
+            .unwrap_or_else(|| Err(ModelError::missing("verdict")))?
     };
     Ok((as_judgement(&verdict, a, b, protocol, &judge.identity()), verdict))
 }

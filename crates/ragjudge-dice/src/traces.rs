@@ -95,6 +95,7 @@ impl TraceRecord {
     }
 
     /// The record as one JSON line (no trailing newline).
+    #[allow(clippy::expect_used, reason = "string keys and numbers: serde_json cannot fail on a trace")]
     pub fn to_json_line(&self) -> String {
         serde_json::to_string(self).expect("traces always serialise")
     }

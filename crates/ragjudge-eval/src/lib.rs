@@ -21,6 +21,8 @@
 //! # Ok::<(), ragjudge_eval::EvalError>(())
 //! ```
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod error;
 pub mod evaluator;

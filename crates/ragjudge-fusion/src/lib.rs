@@ -6,6 +6,8 @@
 //! [`model::FusedModel`] -> per-record scores (and, for MoE-CIU, the gate's weight on each
 //! metric for the record). [`job`] fits and applies a model as the command line and Python do;
 //! [`study`] runs the paper's evaluation protocol.
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod bins;
 pub mod dataset;

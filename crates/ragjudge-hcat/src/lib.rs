@@ -10,6 +10,8 @@
 //! means ([`similarity::word_weights`]), the signed distance of an NLI model
 //! ([`nli::distance_from_logits`]) and of a judge ([`nli::distance_from_label_probs`]), and the
 //! premise of NLI ([`Premise`]).
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod error;
 pub mod metric;

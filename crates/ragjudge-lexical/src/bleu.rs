@@ -170,7 +170,8 @@ pub fn tokenize_13a_string(line: &str) -> String {
     );
     // ([0-9])(-) -> '\1 \2 '
     sub_pairs(&a, &mut b, |x, y| digit(x) && y == b'-', |x, y, o| o.extend_from_slice(&[x, b' ', y, b' ']));
-    let s = String::from_utf8(b).expect("13a substitutions only insert ASCII spaces at character boundaries");
+    // 13a's substitutions only insert ASCII spaces at character boundaries: the bytes stay UTF-8.
+    let s = String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let mut out = String::with_capacity(s.len());
     for t in py_split(&s) {
         if !out.is_empty() {

@@ -1,5 +1,7 @@
 //! Lexical metrics: ROUGE, BLEU, chrF, METEOR, SQuAD token F1 / exact match, RAKE, CIU and retrieval metrics (graded contexts and qrels).
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod answer_overlap;
 pub mod bleu;

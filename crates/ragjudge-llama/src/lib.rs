@@ -38,6 +38,8 @@
 //! instruction set for a non-native build (AVX2, FMA, F16C).
 
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod cpu;
 mod engine;

@@ -69,6 +69,14 @@ pub enum ModelError {
     Cache(String),
 }
 
+impl ModelError {
+    /// A batch call that returned fewer results than it was given requests: `what` names the
+    /// missing result (a backend's fault, recorded like any failed call rather than a panic).
+    pub fn missing(what: &str) -> Self {
+        ModelError::Protocol(format!("the batch returned no {what}"))
+    }
+}
+
 impl From<std::io::Error> for ModelError {
     fn from(e: std::io::Error) -> Self {
         ModelError::Io(e.to_string())

@@ -6,6 +6,8 @@
 //! their own crates: `ragjudge-candle` (BERT-family encoders), `ragjudge-llama` (GGUF chat models
 //! through llama.cpp) and `ragjudge-openai` (any OpenAI-compatible server).
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod embed_cache;
 pub mod error;

@@ -76,21 +76,22 @@ pub fn bert_tensors(g: &Graph<'_>) -> Result<BTreeMap<String, Dense>, OnnxError>
             ("attention.self.query", q),
             ("attention.self.key", k),
             ("attention.self.value", v),
-            ("attention.output.dense", linears.next().expect("layout checked")),
+            ("attention.output.dense", linears.next().ok_or_else(|| layout_err(&kinds))?),
         ];
         for (name, l) in names {
             put_linear(&mut out, format!("{base}.{name}"), l, Some(hidden), Some(hidden))?;
         }
         put_norm(&mut out, format!("{base}.attention.output.LayerNorm"), norms.next())?;
-        let inter = linears.next().expect("layout checked");
+        let inter = linears.next().ok_or_else(|| layout_err(&kinds))?;
         let intermediate = inter.weight.shape[0];
         put_linear(&mut out, format!("{base}.intermediate.dense"), inter, Some(intermediate), Some(hidden))?;
-        let output = linears.next().expect("layout checked");
+        let output = linears.next().ok_or_else(|| layout_err(&kinds))?;
         put_linear(&mut out, format!("{base}.output.dense"), output, Some(hidden), Some(intermediate))?;
         put_norm(&mut out, format!("{base}.output.LayerNorm"), norms.next())?;
     }
     if head {
-        put_linear(&mut out, "classifier".into(), linears.next().expect("layout checked"), None, Some(hidden))?;
+        let classifier = linears.next().ok_or_else(|| layout_err(&kinds))?;
+        put_linear(&mut out, "classifier".into(), classifier, None, Some(hidden))?;
     }
     for (name, t) in &out {
         let ok = match name.as_str() {
@@ -341,8 +342,8 @@ fn assign_qkv(g: &Graph<'_>, qkv: Vec<Linear>, layer: usize) -> Result<[Linear; 
         return Err(err("the value does not enter a second MatMul on the right"));
     }
     let mut slots: Vec<Option<Linear>> = qkv.into_iter().map(Some).collect();
-    let mut take = |i: usize| slots[i].take().expect("q, k, v are distinct");
-    Ok([take(q), take(k), take(v)])
+    let mut take = |i: usize| slots[i].take().ok_or_else(|| err("two of query, key and value are one projection"));
+    Ok([take(q)?, take(k)?, take(v)?])
 }
 
 /// The nearest `MatMul` of two computed values downstream of `l`'s output, and the input slot

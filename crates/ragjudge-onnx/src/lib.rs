@@ -7,6 +7,8 @@
 //! written with the `safetensors` crate, in `f32`, tensors sorted by name, so the same input
 //! always gives the same bytes.
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod bert;
 pub mod error;

@@ -21,6 +21,8 @@
 //! is not JSON is retried once (a proxy or load balancer hiccup), then fails with
 //! [`ModelError::Protocol`].
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod config;
 mod labels;
@@ -355,6 +357,7 @@ impl OpenAiJudge {
     }
 
     /// Runs `f` over `items` on at most `concurrency` worker threads; results keep item order.
+    #[allow(clippy::expect_used, reason = "each index is taken by one worker; a worker's panic leaves the scope first")]
     fn pool<R: Sync, T: Send>(&self, items: &[R], f: impl Fn(&R) -> T + Sync) -> Vec<T> {
         let workers = self.cfg.concurrency.max(1).min(items.len());
         if workers <= 1 {

@@ -9,6 +9,7 @@ use quick_xml::Writer;
 pub const SUITE: &str = "ragjudge gate";
 
 /// The report as a JUnit XML document.
+#[allow(clippy::expect_used, reason = "quick-xml writing UTF-8 into memory cannot fail")]
 pub fn to_junit_xml(report: &GateReport) -> String {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     let tests = report.outcomes.len().to_string();

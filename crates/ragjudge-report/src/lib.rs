@@ -3,6 +3,8 @@
 //! `ragjudge plot` share ([`charts`]), run summaries read back ([`summary`]), the gate that CI runs on them ([`gate`], with [`junit`] XML), and the
 //! provenance every report file carries ([`provenance`]).
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod charts;
 pub mod figures;

@@ -5,6 +5,8 @@
 //! Data flow: [`scan::PiiScanner`] finds PII in one text; [`metric::SafetyMetric`] scores records
 //! into `safety_*` columns; [`probes`] writes demographic-swap variants of records and compares
 //! the variants' scores and answers with the originals'.
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod error;
 pub mod leakage;

@@ -82,6 +82,7 @@ impl Admission {
     }
 
     /// Waits for a free slot and starts the job of `ticket`.
+    #[allow(clippy::expect_used, reason = "the semaphore lives as long as the admission and is never closed")]
     pub async fn start(&self, ticket: Ticket) -> Job {
         let permit = self.inner.slots.clone().acquire_owned().await.expect("the semaphore is never closed");
         self.inner.running.fetch_add(1, Ordering::SeqCst);

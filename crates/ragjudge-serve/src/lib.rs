@@ -27,6 +27,8 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod admission;
 mod app;

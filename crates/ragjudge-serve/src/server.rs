@@ -25,6 +25,7 @@ use tokio::task::JoinSet;
 /// At most `max_connections` connections are open at once: beyond them a connection waits in the
 /// listen backlog until one closes. A connection that does not send a complete request header
 /// within `header_timeout` (from when it opens, or from its previous answer) is closed.
+#[allow(clippy::expect_used, reason = "the semaphore lives as long as the loop and is never closed")]
 pub async fn serve(
     listener: TcpListener,
     app: Arc<App>,

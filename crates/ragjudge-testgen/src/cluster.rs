@@ -114,7 +114,9 @@ pub fn kmeans_auto(data: &Array2<f64>, options: &KMeansOptions) -> Result<Cluste
             best = Some((score, k, labels, inertia));
         }
     }
-    let (score, k, labels, inertia) = best.expect("at least one k is tried");
+    let Some((score, k, labels, inertia)) = best else {
+        return Err(TestgenError::Settings("no k to try".into()));
+    };
     Ok(Clustering {
         labels: labels.into_iter().map(Some).collect(),
         clusters: k,

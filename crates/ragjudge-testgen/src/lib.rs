@@ -5,6 +5,8 @@
 //! the judge model write questions of several types under a grammar ([`generate`], [`schema`])
 //! and keep the ones that pass the checks ([`select`]).
 #![deny(missing_docs)]
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod chunk;
 pub mod cluster;

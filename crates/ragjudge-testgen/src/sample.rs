@@ -106,6 +106,7 @@ pub fn allocate(
         if given == 0 {
             break;
         }
+        #[allow(clippy::expect_used, reason = "the shares are made from the strata of `take`")]
         for (s, n, _) in shares {
             *take.get_mut(s).expect("stratum known") += n;
         }

@@ -46,6 +46,7 @@ pub struct AnswerPart {
     pub citations: Vec<usize>,
 }
 
+#[allow(clippy::expect_used, reason = "literal patterns, compiled by the tests")]
 fn regexes() -> &'static [Regex; 4] {
     static RE: OnceLock<[Regex; 4]> = OnceLock::new();
     RE.get_or_init(|| {

@@ -3,6 +3,8 @@
 //! precision, recall and F1; and Open RAG Eval's results CSV layout. Every judgement is a judge
 //! call (cached by the judge), parsed tolerantly and retried; an output that stays unparseable is
 //! recorded as invalid, never scored as 0.
+// Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod answer;
 pub mod citations;

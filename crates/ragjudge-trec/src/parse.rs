@@ -282,6 +282,7 @@ pub fn parse_single_label(text: &str, key: &str, allowed: &[&str]) -> Result<Str
     }
 }
 
+#[allow(clippy::expect_used, reason = "literal patterns, compiled by the tests")]
 fn grade_regexes() -> &'static [Regex; 2] {
     static RE: OnceLock<[Regex; 2]> = OnceLock::new();
     RE.get_or_init(|| {

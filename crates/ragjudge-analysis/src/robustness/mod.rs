@@ -466,7 +466,7 @@ pub fn analyse(
     let mut deltas = Vec::new();
     let mut drops: Vec<Vec<WorstPair>> = vec![Vec::new(); settings.metrics.len()];
     for key in &keys {
-        let pairs = groups.get_mut(key).expect("a key of the map");
+        let Some(pairs) = groups.get_mut(key) else { continue };
         // A canonical order, so that the bootstrap does not depend on the order of the input.
         pairs.sort_by(|a, b| {
             (a.variant.id.as_str(), a.variant.run.as_deref()).cmp(&(b.variant.id.as_str(), b.variant.run.as_deref()))

@@ -216,6 +216,7 @@ pub fn analyse_table(
         let n = by_system.iter().flatten().filter(|&&row| table.level(row as usize, k) == NONE).count();
         without_stratum.insert(name.clone(), n);
     }
+    #[allow(clippy::expect_used, reason = "`by_system` holds only the rows with a value")]
     let value = |row: usize| values[row].expect("rows of by_system have values");
 
     let mut marginal = Vec::new();
@@ -368,6 +369,7 @@ impl Population {
         let test = if small || rest_n == 0 {
             None
         } else {
+            #[allow(clippy::expect_used, reason = "`analyse` refuses values that are not finite")]
             let ranked =
                 self.ranked.get_or_init(|| RankedSample::new(&self.values).expect("values are checked finite"));
             let positions = self.groups[g].1.iter().map(|&p| p as usize);
@@ -395,6 +397,7 @@ fn worst_first(items: impl Iterator<Item = (bool, Option<f64>)>) -> Vec<usize> {
 }
 
 /// The mean of a group: never empty, and values are checked finite by [`analyse`].
+#[allow(clippy::expect_used, reason = "groups are never empty and `analyse` refuses values that are not finite")]
 fn mean(v: &[f64]) -> f64 {
     ragjudge_stats::mean(v).expect("groups are non-empty and finite")
 }

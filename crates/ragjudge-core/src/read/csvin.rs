@@ -392,7 +392,7 @@ impl CsvSource {
             self.group = Some(Group { key, row, record });
         }
         let passage = self.open_rag_passage();
-        let group = self.group.as_mut().expect("group was just set");
+        let Some(group) = self.group.as_mut() else { return };
         match (passage, &mut group.record) {
             (Ok(Some(ctx)), Some(rec)) => rec.contexts.push(ctx),
             (Ok(_), _) => {}

@@ -293,7 +293,10 @@ pub fn judge_items(
             items
                 .iter()
                 .map(|_| {
-                    let (ab, ba) = (replies.next().expect("two replies per item"), replies.next().expect("two"));
+                    // Both orders are taken before either is checked, so that a failed one
+                    // leaves the next item's replies in place.
+                    let mut reply = || replies.next().unwrap_or_else(|| Err(ModelError::missing("reply")));
+                    let (ab, ba) = (reply(), reply());
                     let (ab, ba) = (ab?, ba?);
                     let order = |swapped: bool, lp: LabelProbs| {
                         let s_first = if swapped { 1.0 - lp.probs[0] } else { lp.probs[0] };
@@ -340,7 +343,11 @@ pub fn judge_items(
             items
                 .iter()
                 .map(|_| {
-                    let (a, b) = (grades.next().expect("two grades per item")?, grades.next().expect("two")?);
+                    // Both sides are taken before either is checked (a failed first grade must
+                    // not shift the next item's grades).
+                    let mut grade = || grades.next().unwrap_or_else(|| Err(ModelError::missing("grade")));
+                    let (a, b) = (grade(), grade());
+                    let (a, b) = (a?, b?);
                     Ok(verdict_of_grades(a, b, settings.tie_margin))
                 })
                 .collect()
@@ -434,7 +441,10 @@ pub fn grade_sides(
             sides
                 .iter()
                 .map(|(i, _)| match i.reference {
-                    Some(_) => checks.next().expect("one check per side").map(AnswerGrade::Claims),
+                    Some(_) => checks
+                        .next()
+                        .unwrap_or_else(|| Err(ModelError::missing("claim check")))
+                        .map(AnswerGrade::Claims),
                     None => Err(ModelError::Inference("the claims protocol needs a reference answer".into())),
                 })
                 .collect()

@@ -109,8 +109,7 @@ pub fn merge_tokens(preds: &[TokenPrediction]) -> Vec<Entity> {
                 }
             }
         };
-        if extend {
-            let (e, s) = (out.last_mut().unwrap(), sums.last_mut().unwrap());
+        if let (true, Some(e), Some(s)) = (extend, out.last_mut(), sums.last_mut()) {
             e.end = p.end;
             s.0 += p.score;
             s.1 += 1;

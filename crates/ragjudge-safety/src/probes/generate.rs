@@ -54,6 +54,7 @@ pub fn transfer_case(matched: &str, target: &str) -> String {
 
 impl Swapper {
     /// A swapper over `groups`.
+    #[allow(clippy::expect_used, reason = "escaped literals of the built-in term lists, compiled by the tests")]
     pub fn new(groups: &'static [TermGroup]) -> Self {
         let mut places: HashMap<String, Vec<Place>> = HashMap::new();
         for (g, group) in groups.iter().enumerate() {

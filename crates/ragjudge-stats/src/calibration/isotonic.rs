@@ -90,11 +90,14 @@ fn pava(y: &[f64], w: &[f64]) -> Vec<f64> {
     let mut blocks: Vec<(f64, f64, usize)> = Vec::with_capacity(y.len());
     for (&yi, &wi) in y.iter().zip(w) {
         blocks.push((yi, wi, 1));
-        while blocks.len() > 1 && blocks[blocks.len() - 2].0 >= blocks[blocks.len() - 1].0 {
-            let (m2, w2, c2) = blocks.pop().unwrap();
-            let (m1, w1, c1) = blocks.pop().unwrap();
-            let wt = w1 + w2;
-            blocks.push(((m1 * w1 + m2 * w2) / wt, wt, c1 + c2));
+        while let [.., (m1, w1, c1), (m2, w2, c2)] = blocks[..] {
+            if m1 >= m2 {
+                blocks.truncate(blocks.len() - 2);
+                let wt = w1 + w2;
+                blocks.push(((m1 * w1 + m2 * w2) / wt, wt, c1 + c2));
+            } else {
+                break;
+            }
         }
     }
     blocks.iter().flat_map(|&(m, _, c)| std::iter::repeat_n(m, c)).collect()

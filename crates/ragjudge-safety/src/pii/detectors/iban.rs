@@ -10,6 +10,7 @@ use iban::Iban;
 use regex::Regex;
 use std::sync::LazyLock;
 
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static IBAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b").unwrap());
 
 /// Whether `candidate` (spaces allowed) is a valid IBAN.

@@ -11,7 +11,9 @@ use regex::Regex;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::LazyLock;
 
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static V4: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b").unwrap());
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static V6: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?:[0-9a-f]{0,4}:){2,7}(?:\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-f]{1,4})?").unwrap()
 });

@@ -17,11 +17,16 @@ use crate::pii::{Finding, PiiType, Validation};
 use regex::Regex;
 use std::sync::LazyLock;
 
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static SSN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d{3})([ \-])(\d{2})([ \-])(\d{4})\b").unwrap());
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static NINO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b([A-Z])([A-Z]) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?([A-D])\b").unwrap());
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static DNI: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d{8})-?([A-Z])\b").unwrap());
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static NIE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b([XYZ])-?(\d{7})-?([A-Z])\b").unwrap());
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static SIN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(\d{3})([ \-])(\d{3})([ \-])(\d{3})\b").unwrap());
 
 const DNI_LETTERS: &[u8; 23] = b"TRWAGMYFPDXBNJZSQVHLCKE";
@@ -58,7 +63,7 @@ pub fn find(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     let num = |s: &str| s.parse::<u32>().unwrap_or(0);
     for c in SSN.captures_iter(text) {
-        let m = c.get(0).unwrap();
+        let Some(m) = c.get(0) else { continue };
         if c[2] != c[4] || !isolated(text, m.start(), m.end()) {
             continue;
         }
@@ -66,8 +71,8 @@ pub fn find(text: &str) -> Vec<Finding> {
         out.push(Finding::new(text, m.start(), m.end(), PiiType::NationalId, "us_ssn", validity(ok)));
     }
     for c in NINO.captures_iter(text) {
-        let m = c.get(0).unwrap();
-        let (a, b) = (c[1].chars().next().unwrap(), c[2].chars().next().unwrap());
+        let Some(m) = c.get(0) else { continue };
+        let (Some(a), Some(b)) = (c[1].chars().next(), c[2].chars().next()) else { continue };
         out.push(Finding::new(
             text,
             m.start(),
@@ -78,7 +83,7 @@ pub fn find(text: &str) -> Vec<Finding> {
         ));
     }
     for c in DNI.captures_iter(text) {
-        let m = c.get(0).unwrap();
+        let Some(m) = c.get(0) else { continue };
         if !isolated(text, m.start(), m.end()) {
             continue;
         }
@@ -86,7 +91,7 @@ pub fn find(text: &str) -> Vec<Finding> {
         out.push(Finding::new(text, m.start(), m.end(), PiiType::NationalId, "es_dni", validity(ok)));
     }
     for c in NIE.captures_iter(text) {
-        let m = c.get(0).unwrap();
+        let Some(m) = c.get(0) else { continue };
         let lead = match &c[1] {
             "X" => 0,
             "Y" => 1,
@@ -96,7 +101,7 @@ pub fn find(text: &str) -> Vec<Finding> {
         out.push(Finding::new(text, m.start(), m.end(), PiiType::NationalId, "es_nie", validity(ok)));
     }
     for c in SIN.captures_iter(text) {
-        let m = c.get(0).unwrap();
+        let Some(m) = c.get(0) else { continue };
         if c[2] != c[4] || !isolated(text, m.start(), m.end()) {
             continue;
         }

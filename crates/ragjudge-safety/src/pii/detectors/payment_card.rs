@@ -7,6 +7,7 @@ use crate::pii::{Finding, PiiType, Validation};
 use regex::Regex;
 use std::sync::LazyLock;
 
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static CARD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b\d(?:[ \-]?\d){12,18}\b").unwrap());
 
 /// The card scheme of `digits` from its issuer identification number and length, if any.

@@ -16,10 +16,13 @@ use phonenumber::country::Id;
 use regex::Regex;
 use std::sync::LazyLock;
 
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static INTL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\+\d[\d ().\-]{6,22}\d").unwrap());
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static NATIONAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:\(\d{2,5}\)[ .\-]?|\b\d{2,5}[ .\-])\d{2,4}(?:[ .\-]\d{2,5}){0,3}\b|\b0\d{9,10}\b").unwrap()
 });
+#[allow(clippy::unwrap_used, reason = "a literal pattern, compiled by the tests")]
 static NANP: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}$").unwrap());
 
 /// Whether `candidate` parses as a valid number (read in `region` when it has no `+`).
