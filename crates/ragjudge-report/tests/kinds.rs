@@ -166,6 +166,8 @@ fn testgen_and_probe_reports_are_read_as_figures_by_report_and_gate() {
     assert_eq!(kinds, ["test-set topics", "test-set generation", "bias probes"]);
     let html = ragjudge_report::html::render(&inputs, &Default::default());
     assert!(html.sections.contains(&"Other outputs".to_string()), "{:?}", html.sections);
+    // The summary points to them rather than saying nothing was recognised.
+    assert!(html.html.contains("3 output(s) read as key figures"), "summary of figures only");
 
     let how = Resummarize::default();
     let figure = |path: &Path, subject: &str, name: &str| {

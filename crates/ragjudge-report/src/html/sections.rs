@@ -139,7 +139,11 @@ pub(super) fn summary(ctx: &mut Ctx<'_>) -> String {
             }
         }
     }
-    if s.is_empty() || ctx.inputs.loaded.is_empty() {
+    let figures = ctx.inputs.loaded.iter().filter(|l| matches!(l.input, Input::Figures(_))).count();
+    if s.is_empty() && figures > 0 {
+        let _ =
+            write!(s, "<p>{figures} output(s) read as key figures: see <a href=\"#figures\">Other outputs</a>.</p>");
+    } else if s.is_empty() || ctx.inputs.loaded.is_empty() {
         s.push_str("<p>Nothing to report: no input was recognised.</p>");
     }
     let mut used = Table::new(&[("input", false), ("what it is", false)]);
