@@ -8,7 +8,7 @@ use candle_core::{IndexOp, Module, Tensor};
 use candle_nn::Linear;
 use ragjudge_models::{CrossEncoder, ModelError};
 
-use crate::encoder::{infer_err, load_err, BertCore, EncoderOptions};
+use crate::encoder::{infer_err, load_err, load_failed, BertCore, EncoderOptions};
 
 /// A BERT cross-encoder (e.g. an NLI or reranking model).
 pub struct BertCrossEncoder {
@@ -36,8 +36,8 @@ impl BertCrossEncoder {
             .iter()
             .find_map(|p| candle_nn::linear(h, h, vb.pp(p)).ok())
             .ok_or_else(|| load_err("no pooler weights (bert.pooler.dense.weight)"))?;
-        let classifier = candle_nn::linear(h, labels.len(), vb.pp("classifier"))
-            .map_err(|e| load_err(format!("classifier: {e}")))?;
+        let classifier =
+            candle_nn::linear(h, labels.len(), vb.pp("classifier")).map_err(|e| load_failed("classifier", e))?;
         Ok(Self { core, pooler, classifier, labels })
     }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use ragjudge_models::{Embedder, ModelError, TokenEmbedder, TokenEmbedding};
 
-use crate::encoder::{infer_err, BertCore, EncoderOptions};
+use crate::encoder::{infer_msg, BertCore, EncoderOptions};
 use crate::vector_math;
 
 /// A BERT sentence embedder (e.g. all-MiniLM-L6-v2, 384 dimensions).
@@ -118,7 +118,7 @@ impl BertEmbedder {
         }
         out.into_iter()
             .enumerate()
-            .map(|(i, t)| t.ok_or_else(|| infer_err(format!("text {i} missing from the token batches"))))
+            .map(|(i, t)| t.ok_or_else(|| infer_msg(format!("text {i} missing from the token batches"))))
             .collect()
     }
 }

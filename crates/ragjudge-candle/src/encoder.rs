@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::bert_config::BertConfig as Config;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use ragjudge_models::ModelError;
+use ragjudge_models::{ModelError, Reason};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
@@ -81,11 +81,30 @@ pub(crate) struct BertCore {
 }
 
 pub(crate) fn load_err(what: impl std::fmt::Display) -> ModelError {
-    ModelError::Load(what.to_string())
+    ModelError::Load(Reason::new(what.to_string()))
 }
 
-pub(crate) fn infer_err(e: impl std::fmt::Display) -> ModelError {
-    ModelError::Inference(e.to_string())
+/// A load failure with the error behind it kept as its cause.
+pub(crate) fn load_failed(
+    context: impl std::fmt::Display,
+    e: impl std::error::Error + Send + Sync + 'static,
+) -> ModelError {
+    ModelError::Load(Reason::caused(context, e))
+}
+
+/// A failed tensor operation, the candle error kept as the cause.
+pub(crate) fn infer_err(e: candle_core::Error) -> ModelError {
+    ModelError::Inference(Reason::of(e))
+}
+
+/// An inference failure without an underlying error.
+pub(crate) fn infer_msg(what: impl std::fmt::Display) -> ModelError {
+    ModelError::Inference(Reason::new(what.to_string()))
+}
+
+/// A failed tokenisation, the tokenizer's error kept as the cause.
+pub(crate) fn tokenizer_err(e: tokenizers::Error) -> ModelError {
+    ModelError::Inference(Reason::caused_boxed("tokenizer", e))
 }
 
 fn need(dir: &Path, name: &str) -> Result<PathBuf, ModelError> {
@@ -127,9 +146,9 @@ impl BertCore {
 
         let raw = std::fs::read_to_string(&config_path)?;
         let raw_config: serde_json::Value =
-            serde_json::from_str(&raw).map_err(|e| load_err(format!("{}: {e}", config_path.display())))?;
-        let mut config: Config = serde_json::from_value(raw_config.clone())
-            .map_err(|e| load_err(format!("{}: {e}", config_path.display())))?;
+            serde_json::from_str(&raw).map_err(|e| load_failed(config_path.display(), e))?;
+        let mut config: Config =
+            serde_json::from_value(raw_config.clone()).map_err(|e| load_failed(config_path.display(), e))?;
         if config.model_type.is_none() {
             config.model_type = Some("bert".to_string());
         }
@@ -138,11 +157,11 @@ impl BertCore {
         opts.max_length = opts.max_length.min(config.max_position_embeddings);
 
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
-            .map_err(|e| load_err(format!("{}: {e}", tokenizer_path.display())))?;
+            .map_err(|e| ModelError::Load(Reason::caused_boxed(tokenizer_path.display(), e)))?;
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: opts.max_length, ..Default::default() }))
-            .map_err(load_err)?;
+            .map_err(|e| ModelError::Load(Reason::caused_boxed("tokenizer truncation", e)))?;
 
         let device = Device::Cpu;
         // One read serves both the hash and the tensors (memory-mapping would need `unsafe`, which
@@ -153,15 +172,17 @@ impl BertCore {
             // Other numbers, so another identity: embedding and call caches keep them apart.
             Precision::Bf16 => format!("{}:bf16", identity(dir, &bytes)),
         };
-        let mut tensors = candle_core::safetensors::load_buffer(&bytes, &device)
-            .map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
+        let mut tensors =
+            candle_core::safetensors::load_buffer(&bytes, &device).map_err(|e| load_failed(weights.display(), e))?;
         drop(bytes);
         // The encoder's tensors move into the packed layout; the rest (task heads) stay in `vb`.
         let model = PackedBert::take(&mut tensors, &config, opts.precision)
             .map_err(|e| load_err(format!("{}: {e}", weights.display())))?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         let pool = match opts.threads {
-            Some(n) => Some(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(load_err)?),
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| load_failed("thread pool", e))?,
+            ),
             None => None,
         };
         Ok(Self { model, tokenizer, device, vb, config, raw_config, identity, opts, pool })
@@ -229,13 +250,13 @@ impl BertCore {
 
     /// Encodes single texts with special tokens, truncated to `max_length`.
     pub(crate) fn encode(&self, texts: &[&str]) -> Result<Vec<Encoding>, ModelError> {
-        self.tokenizer.encode_batch(texts.to_vec(), true).map_err(infer_err)
+        self.tokenizer.encode_batch(texts.to_vec(), true).map_err(tokenizer_err)
     }
 
     /// Encodes text pairs as `[CLS] a [SEP] b [SEP]` with segment ids.
     pub(crate) fn encode_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<Encoding>, ModelError> {
         let inputs: Vec<tokenizers::EncodeInput> = pairs.iter().map(|&(a, b)| (a, b).into()).collect();
-        self.tokenizer.encode_batch(inputs, true).map_err(infer_err)
+        self.tokenizer.encode_batch(inputs, true).map_err(tokenizer_err)
     }
 
     /// Last hidden states `(batch, len, hidden)` of one batch; rows past an input's length are 0.
@@ -258,7 +279,7 @@ impl BertCore {
         let mut rows = parts.iter().flat_map(|p| p.chunks_exact(h));
         for (i, &l) in lens.iter().enumerate() {
             for t in 0..l {
-                let row = rows.next().ok_or_else(|| infer_err("packed rows exhausted"))?;
+                let row = rows.next().ok_or_else(|| infer_msg("packed rows exhausted"))?;
                 out[(i * len + t) * h..(i * len + t + 1) * h].copy_from_slice(row);
             }
         }

@@ -204,8 +204,8 @@ impl PackedBert {
 
     /// Last hidden states of `seqs`, packed: `(total tokens, hidden)` row-major, the rows of
     /// `seqs[0]` first. Each input attends only to its own tokens, as with a padding mask.
-    pub(crate) fn forward(&self, seqs: &[Seq<'_>]) -> Result<Vec<f32>, String> {
-        self.forward_tensor(seqs).and_then(|x| x.flatten_all()?.to_vec1::<f32>()).map_err(|e| e.to_string())
+    pub(crate) fn forward(&self, seqs: &[Seq<'_>]) -> candle_core::Result<Vec<f32>> {
+        self.forward_tensor(seqs).and_then(|x| x.flatten_all()?.to_vec1::<f32>())
     }
 
     /// [`Self::forward`] as a `(tokens, hidden)` tensor. Between the matrix products the data

@@ -7,7 +7,7 @@ use candle_core::{Module, D};
 use candle_nn::Linear;
 use ragjudge_models::{ModelError, TokenClassifier, TokenPrediction};
 
-use crate::encoder::{infer_err, load_err, BertCore, EncoderOptions};
+use crate::encoder::{infer_err, load_failed, BertCore, EncoderOptions};
 
 /// A BERT token classifier (e.g. PII named-entity recognition).
 ///
@@ -34,7 +34,7 @@ impl BertTokenClassifier {
         let core = BertCore::load(dir, opts)?;
         let labels = core.labels()?;
         let classifier = candle_nn::linear(core.config.hidden_size, labels.len(), core.head_vb().pp("classifier"))
-            .map_err(|e| load_err(format!("classifier: {e}")))?;
+            .map_err(|e| load_failed("classifier", e))?;
         Ok(Self { core, classifier, labels })
     }
 

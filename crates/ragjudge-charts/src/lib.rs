@@ -310,7 +310,7 @@ pub enum ChartError {
     },
     /// PNG encoding failed.
     #[error("encoding PNG failed: {0}")]
-    Png(String),
+    Png(#[from] png::EncodingError),
     /// Writing the file failed.
     #[error("writing chart to `{}` failed: {source}", path.display())]
     Io {
@@ -345,9 +345,9 @@ pub fn render_png(chart: &Chart, size: Size) -> Result<Vec<u8>, ChartError> {
         let mut enc = png::Encoder::new(&mut out, size.width, size.height);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(|e| ChartError::Png(e.to_string()))?;
-        writer.write_image_data(&rgb).map_err(|e| ChartError::Png(e.to_string()))?;
-        writer.finish().map_err(|e| ChartError::Png(e.to_string()))?;
+        let mut writer = enc.write_header().map_err(ChartError::Png)?;
+        writer.write_image_data(&rgb).map_err(ChartError::Png)?;
+        writer.finish().map_err(ChartError::Png)?;
     }
     Ok(out)
 }

@@ -53,11 +53,11 @@ pub enum CollectError {
     Output(#[from] ragjudge_artifacts::ArtifactError),
     /// The BM25 index could not be built or searched.
     #[error("BM25 index: {0}")]
-    Index(String),
+    Index(ragjudge_models::Reason),
 }
 
 impl From<tantivy::TantivyError> for CollectError {
     fn from(e: tantivy::TantivyError) -> Self {
-        CollectError::Index(e.to_string())
+        CollectError::Index(ragjudge_models::Reason::of(e))
     }
 }

@@ -1,6 +1,7 @@
 //! The [`Metric`] trait: score one record into a fixed set of named columns.
 
 use crate::record::Record;
+use ragjudge_models::Reason;
 use serde_json::Value;
 
 /// Why a metric could not score one record. The record's columns stay empty, the reason goes
@@ -9,9 +10,9 @@ use serde_json::Value;
 /// `Display` is the reason alone (one line), so that output files read the same whatever the kind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MetricError {
-    /// A model call failed after its retries.
-    #[error("{0}")]
-    Model(String),
+    /// A model call failed after its retries; the model's error is kept as the source.
+    #[error(transparent)]
+    Model(Reason),
     /// A model answered, but its output stayed unusable after the retries.
     #[error("{0}")]
     Output(String),

@@ -25,7 +25,7 @@ fn word_vectors(text: &str) -> Result<Vec<Vec<f32>>, ModelError> {
                 .iter()
                 .position(|x| *x == w)
                 .map(one_hot)
-                .ok_or_else(|| ModelError::Inference(format!("unknown word {w:?}")))
+                .ok_or_else(|| ModelError::Inference(format!("unknown word {w:?}").into()))
         })
         .collect()
 }

@@ -52,23 +52,21 @@ impl TryFrom<BinsData> for Bins {
 
     fn try_from(d: BinsData) -> Result<Self, Self::Error> {
         if d.n_bins < 2 {
-            return Err(FusionError::Model(format!("bins: n_bins is {}, expected at least 2", d.n_bins)));
+            return Err(FusionError::Model(format!("bins: n_bins is {}, expected at least 2", d.n_bins).into()));
         }
         if d.edges.is_empty() {
             return Err(FusionError::Model("bins: no metrics".into()));
         }
         for (m, e) in d.edges.iter().enumerate() {
             if e.is_empty() || e.len() > d.n_bins - 1 {
-                return Err(FusionError::Model(format!(
-                    "bins: metric {m} has {} inner edges, expected 1 to {}",
-                    e.len(),
-                    d.n_bins - 1
-                )));
+                return Err(FusionError::Model(
+                    format!("bins: metric {m} has {} inner edges, expected 1 to {}", e.len(), d.n_bins - 1).into(),
+                ));
             }
             if e.iter().any(|v| !v.is_finite()) || e.windows(2).any(|w| w[0] >= w[1]) {
-                return Err(FusionError::Model(format!(
-                    "bins: the edges of metric {m} are not finite and strictly ascending"
-                )));
+                return Err(FusionError::Model(
+                    format!("bins: the edges of metric {m} are not finite and strictly ascending").into(),
+                ));
             }
         }
         Ok(Bins { n_bins: d.n_bins, edges: d.edges })

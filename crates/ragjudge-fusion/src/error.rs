@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use ragjudge_models::Reason;
+
 /// Why a fusion step failed. Every message is one line that names the file, line or column at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum FusionError {
@@ -13,10 +15,10 @@ pub enum FusionError {
     Params(String),
     /// Training failed (a solver error, a non-finite loss).
     #[error("{0}")]
-    Training(String),
+    Training(Reason),
     /// A saved model was fitted on inputs defined differently, or its numbers cannot be applied.
     #[error("{0}")]
-    Model(String),
+    Model(Reason),
     /// A model file that cannot be read or written (the message names the file).
     #[error(transparent)]
     File(#[from] ragjudge_artifacts::ArtifactError),

@@ -8,6 +8,7 @@ use crate::FusionError;
 use linfa::prelude::*;
 use linfa_linear::LinearRegression;
 use ndarray::{Array1, Array2};
+use ragjudge_models::Reason;
 use serde::{Deserialize, Serialize};
 
 /// `y = intercept + coef . x`.
@@ -33,7 +34,7 @@ impl Linear {
         }
         let model = LinearRegression::new()
             .fit(&linfa::Dataset::new(xs, ys))
-            .map_err(|e| FusionError::Training(format!("least squares: {e}")))?;
+            .map_err(|e| FusionError::Training(Reason::caused("least squares", e)))?;
         let coef = model.params().to_vec();
         if coef.iter().any(|c| !c.is_finite()) || !model.intercept().is_finite() {
             return Err(FusionError::Training("least squares gave a non-finite weight (collinear inputs?)".into()));

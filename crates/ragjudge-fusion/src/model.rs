@@ -233,7 +233,7 @@ impl FusedModel {
             }
         }
         let doc = read_artifact_value::<FusedModel>(path, value)?;
-        doc.body.check().map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}")))?;
+        doc.body.check().map_err(|e| FusionError::Model(format!("{name}: malformed model: {e}").into()))?;
         Ok(doc)
     }
 
@@ -308,10 +308,10 @@ impl FusedModel {
         if diffs.is_empty() {
             Ok(())
         } else {
-            Err(FusionError::Model(format!(
-                "the model was fitted on inputs computed differently from {source}: {}",
-                diffs.join("; ")
-            )))
+            Err(FusionError::Model(
+                format!("the model was fitted on inputs computed differently from {source}: {}", diffs.join("; "))
+                    .into(),
+            ))
         }
     }
 }

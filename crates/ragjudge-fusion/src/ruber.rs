@@ -185,7 +185,7 @@ pub struct RuberUnreferenced {
 /// The first line of a candle error, as a training error.
 fn candle_error(e: candle_core::Error) -> FusionError {
     let msg = e.to_string();
-    FusionError::Training(format!("RUBER training: {}", msg.lines().next().unwrap_or("candle error")))
+    FusionError::Training(format!("RUBER training: {}", msg.lines().next().unwrap_or("candle error")).into())
 }
 
 /// Checks that `vectors` are non-empty, all of length `dim` (the first one's when `None`) and finite.
@@ -366,10 +366,13 @@ impl RuberUnreferenced {
             for batch in examples.chunks(params.batch_size) {
                 let loss = train_step(&net, &mut opt, &all_q, &all_r, batch).map_err(candle_error)?;
                 if !loss.is_finite() {
-                    return Err(FusionError::Training(format!(
-                        "RUBER training: the loss became {loss} in epoch {} (try a lower learning rate)",
-                        epoch + 1
-                    )));
+                    return Err(FusionError::Training(
+                        format!(
+                            "RUBER training: the loss became {loss} in epoch {} (try a lower learning rate)",
+                            epoch + 1
+                        )
+                        .into(),
+                    ));
                 }
                 total += f64::from(loss) * batch.len() as f64;
                 count += batch.len();
@@ -394,7 +397,7 @@ impl RuberUnreferenced {
             bilinear: flat(net.m.as_tensor())?,
             layers,
         };
-        model.check_weights().map_err(|e| FusionError::Training(format!("RUBER training: {e}")))?;
+        model.check_weights().map_err(|e| FusionError::Training(format!("RUBER training: {e}").into()))?;
         Ok(model)
     }
 
@@ -449,7 +452,7 @@ impl RuberUnreferenced {
             return Err(FusionError::Model(format!(
                 "the RUBER model was trained on {}-dimensional embeddings of `{}`, not on {dim}-dimensional embeddings of `{encoder}`; train it again with this embedder",
                 self.dim, self.encoder
-            )));
+            ).into()));
         }
         Ok(())
     }
@@ -476,19 +479,22 @@ impl RuberUnreferenced {
 
     /// Writes the model as JSON.
     pub fn save(&self, path: &Path) -> Result<(), FusionError> {
-        let json = serde_json::to_string(self)
-            .map_err(|e| FusionError::Model(format!("{}: cannot serialise the RUBER model: {e}", path.display())))?;
-        ragjudge_artifacts::write_atomic(path, json.as_bytes()).map_err(|e| FusionError::Model(e.to_string()))
+        let json = serde_json::to_string(self).map_err(|e| {
+            FusionError::Model(format!("{}: cannot serialise the RUBER model: {e}", path.display()).into())
+        })?;
+        ragjudge_artifacts::write_atomic(path, json.as_bytes()).map_err(|e| FusionError::Model(e.to_string().into()))
     }
 
     /// Reads a model written by [`RuberUnreferenced::save`], checking its layout.
     pub fn load(path: &Path) -> Result<Self, FusionError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| FusionError::Model(format!("{}: cannot read: {e}", path.display())))?;
+            .map_err(|e| FusionError::Model(format!("{}: cannot read: {e}", path.display()).into()))?;
         let model: Self = serde_json::from_str(&text).map_err(|e| {
-            FusionError::Model(format!("{}: not a RUBER model: {}", path.display(), e.to_string().replace('\n', " ")))
+            FusionError::Model(
+                format!("{}: not a RUBER model: {}", path.display(), e.to_string().replace('\n', " ")).into(),
+            )
         })?;
-        model.check_weights().map_err(|e| FusionError::Model(format!("{}: {e}", path.display())))?;
+        model.check_weights().map_err(|e| FusionError::Model(format!("{}: {e}", path.display()).into()))?;
         Ok(model)
     }
 

@@ -38,6 +38,7 @@ use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
 use crate::FusionError;
+use ragjudge_models::Reason;
 
 /// A kernel function, with scikit-learn's parameterisation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -193,7 +194,7 @@ impl TryFrom<SvrFile> for Svr {
     type Error = FusionError;
 
     fn try_from(file: SvrFile) -> Result<Self, Self::Error> {
-        let bad = |what: String| Err(FusionError::Model(format!("SVR model: {what}")));
+        let bad = |what: String| Err(FusionError::Model(format!("SVR model: {what}").into()));
         if file.kernel == Kernel::RbfScale {
             return bad("the kernel is RbfScale; a fitted model holds the resolved Rbf gamma".into());
         }
@@ -322,7 +323,7 @@ fn solve_dual(x: &[Vec<f64>], y: &[f64], params: &SvrParams, kernel: Kernel) -> 
     };
     let fitted = catch_unwind(AssertUnwindSafe(|| svm_params.fit(&dataset)))
         .map_err(|_| FusionError::Training("the SVR solver stopped on an internal error".into()))?
-        .map_err(|err| FusionError::Training(format!("SVR solver: {err}")))?;
+        .map_err(|err| FusionError::Training(Reason::caused("SVR solver", err)))?;
     if !fitted.rho.is_finite() || fitted.alpha.iter().any(|a| !a.is_finite()) {
         return Err(FusionError::Training("the SVR solver produced non-finite coefficients".into()));
     }

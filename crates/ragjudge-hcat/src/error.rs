@@ -15,9 +15,10 @@ pub enum HcatError {
     /// An NLI cross-encoder without an entailment label.
     #[error("the NLI model has no entailment label (labels: {0})")]
     NoEntailmentLabel(String),
-    /// A model call that failed or answered something unusable.
-    #[error("{0}")]
-    Model(String),
+    /// A model call that failed or answered something unusable; the model's error, if any, is
+    /// kept as the source.
+    #[error(transparent)]
+    Model(ragjudge_models::Reason),
 }
 
 impl From<HcatError> for ragjudge_core::MetricError {

@@ -163,9 +163,14 @@ impl Metric for HcatMetric {
                 Ok(v) if v.len() == texts.len() => v,
                 Ok(v) => {
                     let e = format!("embedder returned {} vectors for {} sentences", v.len(), texts.len());
-                    return vec![Err(MetricError::Model(e)); records.len()];
+                    return vec![Err(MetricError::Model(e.into())); records.len()];
                 }
-                Err(e) => return vec![Err(MetricError::Model(format!("embedding failed: {e}"))); records.len()],
+                Err(e) => {
+                    return vec![
+                        Err(MetricError::Model(ragjudge_models::Reason::caused("embedding failed", e)));
+                        records.len()
+                    ]
+                }
             }
         };
         let lookup = |t: &str| -> &[f32] { &vectors[index[t]] };
@@ -186,7 +191,7 @@ fn score_record<'a>(
         let v = vector(t);
         let norm: f64 = v.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
         if !(norm.is_finite() && norm > 0.0) {
-            return Err(MetricError::Model(format!("embedding of sentence {t:?} has zero or non-finite norm")));
+            return Err(MetricError::Model(format!("embedding of sentence {t:?} has zero or non-finite norm").into()));
         }
     }
     let context_texts = s.context_texts();

@@ -70,7 +70,7 @@ pub fn distance_from_logits(logits: &[f32], entail: usize) -> Result<f64, HcatEr
     let rival = logits.iter().enumerate().filter(|&(c, _)| c != entail).map(|(_, &v)| f64::from(v)).reduce(f64::max);
     match (z, rival) {
         (Some(z), Some(r)) if z.is_finite() && r.is_finite() => Ok(z - r),
-        _ => Err(HcatError::Model(format!("NLI logits {logits:?} lack a finite entailment or rival class"))),
+        _ => Err(HcatError::Model(format!("NLI logits {logits:?} lack a finite entailment or rival class").into())),
     }
 }
 
@@ -80,10 +80,10 @@ pub fn distance_from_logits(logits: &[f32], entail: usize) -> Result<f64, HcatEr
 pub fn distance_from_label_probs(probs: &LabelProbs) -> Result<Entailment, HcatError> {
     let (yes, no) = match probs.probs.as_slice() {
         [yes, no] => (*yes, *no),
-        other => return Err(HcatError::Model(format!("expected 2 label probabilities, got {}", other.len()))),
+        other => return Err(HcatError::Model(format!("expected 2 label probabilities, got {}", other.len()).into())),
     };
     if !(yes.is_finite() && no.is_finite() && yes >= 0.0 && no >= 0.0 && yes + no > 0.0) {
-        return Err(HcatError::Model(format!("unusable label probabilities yes={yes}, no={no}")));
+        return Err(HcatError::Model(format!("unusable label probabilities yes={yes}, no={no}").into()));
     }
     if yes > 0.0 && no > 0.0 {
         Ok(Entailment::from_distance(yes.ln() - no.ln()))
@@ -163,26 +163,28 @@ impl NliSource {
                     rows.iter().map(|row| distance_from_logits(row, *entail).map(Entailment::from_distance)).collect()
                 }
                 Ok(rows) => {
-                    let e =
-                        HcatError::Model(format!("NLI model gave {} results for {} pairs", rows.len(), pairs.len()));
+                    let e = HcatError::Model(
+                        format!("NLI model gave {} results for {} pairs", rows.len(), pairs.len()).into(),
+                    );
                     vec![Err(e); pairs.len()]
                 }
-                Err(e) => vec![Err(HcatError::Model(format!("NLI model: {e}"))); pairs.len()],
+                Err(e) => vec![Err(HcatError::Model(ragjudge_models::Reason::caused("NLI model", e))); pairs.len()],
             },
             Self::Judge { judge, labels } => {
                 let requests: Vec<(Prompt, Vec<String>)> =
                     pairs.iter().map(|(p, h)| (entailment_prompt(p, h, labels), labels.to_vec())).collect();
                 let answers = judge.label_probs_many(&requests);
                 if answers.len() != pairs.len() {
-                    let e =
-                        HcatError::Model(format!("judge gave {} results for {} prompts", answers.len(), pairs.len()));
+                    let e = HcatError::Model(
+                        format!("judge gave {} results for {} prompts", answers.len(), pairs.len()).into(),
+                    );
                     return vec![Err(e); pairs.len()];
                 }
                 answers
                     .into_iter()
                     .map(|a| match a {
                         Ok(probs) => distance_from_label_probs(&probs),
-                        Err(e) => Err(HcatError::Model(format!("entailment judge: {e}"))),
+                        Err(e) => Err(HcatError::Model(ragjudge_models::Reason::caused("entailment judge", e))),
                     })
                     .collect()
             }

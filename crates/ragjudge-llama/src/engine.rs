@@ -15,7 +15,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
-use ragjudge_models::{GenParams, Generation, LabelProbs, ModelError, ProbSource, Prompt};
+use ragjudge_models::{GenParams, Generation, LabelProbs, ModelError, ProbSource, Prompt, Reason};
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 
@@ -48,8 +48,14 @@ pub(crate) struct Engine<'m> {
     seed: u64,
 }
 
-fn inference(e: impl std::fmt::Display) -> ModelError {
-    ModelError::Inference(e.to_string())
+/// A failed llama.cpp call, its error kept as the cause.
+fn inference(e: impl std::error::Error + Send + Sync + 'static) -> ModelError {
+    ModelError::Inference(Reason::of(e))
+}
+
+/// An inference failure without an underlying error.
+fn inference_msg(what: impl std::fmt::Display) -> ModelError {
+    ModelError::Inference(Reason::new(what.to_string()))
 }
 
 impl<'m> Engine<'m> {
@@ -81,7 +87,7 @@ impl<'m> Engine<'m> {
         };
         let ctx = model
             .new_context(backend, params)
-            .map_err(|e| ModelError::Load(format!("cannot create a llama.cpp context: {e}")))?;
+            .map_err(|e| ModelError::Load(Reason::caused("cannot create a llama.cpp context", e)))?;
         let n_ctx = ctx.n_ctx() as usize;
         let mut engine = Self {
             model,
@@ -131,8 +137,10 @@ impl<'m> Engine<'m> {
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(inference)?;
-        let mut text =
-            self.model.apply_chat_template(t, &msgs, true).map_err(|e| inference(format!("chat template: {e}")))?;
+        let mut text = self
+            .model
+            .apply_chat_template(t, &msgs, true)
+            .map_err(|e| ModelError::Inference(Reason::caused("chat template", e)))?;
         if let Some(prefix) = &prompt.assistant_prefix {
             text.push_str(prefix);
         }
@@ -153,7 +161,7 @@ impl<'m> Engine<'m> {
         }
         let tokens = vocab.tokenize(text.as_bytes(), add_bos, true);
         if tokens.is_empty() {
-            return Err(inference("the prompt has no tokens"));
+            return Err(inference_msg("the prompt has no tokens"));
         }
         Ok(tokens)
     }
@@ -189,10 +197,10 @@ impl<'m> Engine<'m> {
     /// reusing the longest common prefix with what the context holds already.
     fn eval(&mut self, tokens: &[LlamaToken]) -> Result<(), ModelError> {
         if tokens.is_empty() {
-            return Err(inference("the prompt has no tokens"));
+            return Err(inference_msg("the prompt has no tokens"));
         }
         if tokens.len() >= self.n_ctx {
-            return Err(inference(format!(
+            return Err(inference_msg(format!(
                 "the prompt has {} tokens; the context holds {} (raise n_ctx)",
                 tokens.len(),
                 self.n_ctx
@@ -323,7 +331,7 @@ impl<'m> Engine<'m> {
     pub(crate) fn logits_for_tokens(&mut self, ids: &[i32]) -> Result<Vec<f32>, ModelError> {
         let n_vocab = self.model.n_vocab();
         if let Some(bad) = ids.iter().find(|&&t| t < 0 || t >= n_vocab) {
-            return Err(inference(format!("token id {bad} outside the vocabulary")));
+            return Err(inference_msg(format!("token id {bad} outside the vocabulary")));
         }
         let tokens: Vec<LlamaToken> = ids.iter().map(|&t| LlamaToken(t)).collect();
         self.eval(&tokens)?;
@@ -333,7 +341,7 @@ impl<'m> Engine<'m> {
 
     pub(crate) fn label_probs(&mut self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
         if labels.is_empty() {
-            return Err(inference("label_probs needs at least one label"));
+            return Err(inference_msg("label_probs needs at least one label"));
         }
         let forms = labels.iter().map(|l| self.label_tokens(l)).collect::<Result<Vec<_>, _>>()?;
         let tokens = self.prompt_tokens(prompt)?;
@@ -355,7 +363,7 @@ impl<'m> Engine<'m> {
         let mut grammar = match params.grammar.as_deref() {
             Some(g) => Some(
                 LlamaSampler::grammar(model, g, "root")
-                    .map_err(|e| ModelError::Inference(format!("grammar rejected by llama.cpp: {e}")))?,
+                    .map_err(|e| ModelError::Inference(Reason::caused("grammar rejected by llama.cpp", e)))?,
             ),
             None => None,
         };
@@ -491,7 +499,7 @@ pub(crate) fn label_probs_from_logits(
             (!ls.is_empty()).then(|| m + ls.iter().map(|l| (l - m).exp()).sum::<f64>().ln())
         })
         .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| inference("a label token lies outside the logits"))?;
+        .ok_or_else(|| inference_msg("a label token lies outside the logits"))?;
     let max = picked.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let exps: Vec<f64> = picked.iter().map(|l| (l - max).exp()).collect();
     let sum: f64 = exps.iter().sum();

@@ -4,7 +4,7 @@
 //! and a second line `# size=BYTES mtime_ns=NANOS`. The cached hash is used only while the
 //! file's size and modification time are unchanged; otherwise the file is hashed again.
 
-use ragjudge_models::ModelError;
+use ragjudge_models::{ModelError, Reason};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -17,7 +17,7 @@ struct Stamp {
 }
 
 fn stamp(path: &Path) -> Result<Stamp, ModelError> {
-    let meta = fs::metadata(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
+    let meta = fs::metadata(path).map_err(|e| ModelError::Io(Reason::caused(path.display(), e)))?;
     let mtime_ns = meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
     Ok(Stamp { size: meta.len(), mtime_ns })
 }

@@ -7,7 +7,7 @@ use crate::template::ChatFormat;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::LlamaModel;
-use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, Prompt, Usage};
+use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, Prompt, Reason, Usage};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Sender};
@@ -35,7 +35,7 @@ fn backend() -> Result<&'static LlamaBackend, ModelError> {
             Ok(backend)
         })
         .as_ref()
-        .map_err(|e| ModelError::Load(format!("llama.cpp backend: {e}")))
+        .map_err(|e| ModelError::Load(Reason::new(format!("llama.cpp backend: {e}"))))
 }
 
 type Job = Box<dyn for<'m> FnOnce(&mut Engine<'m>) + Send>;
@@ -66,7 +66,7 @@ impl LlamaJudge {
     /// cached in a `FILE.sha256` sidecar so large files are hashed once.
     pub fn load(path: &Path, opts: &LlamaOptions) -> Result<Self, ModelError> {
         if !path.is_file() {
-            return Err(ModelError::Io(format!("{}: no such model file", path.display())));
+            return Err(ModelError::Io(Reason::new(format!("{}: no such model file", path.display()))));
         }
         let hash = weights_sha256(path)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -84,8 +84,7 @@ impl LlamaJudge {
                 let model = match LlamaModel::load_from_file(backend, &worker_path, &LlamaModelParams::default()) {
                     Ok(m) => m,
                     Err(e) => {
-                        let msg = format!("{}: {e}", worker_path.display());
-                        let _ = init_tx.send(Err(ModelError::Load(msg)));
+                        let _ = init_tx.send(Err(ModelError::Load(Reason::caused(worker_path.display(), e))));
                         return;
                     }
                 };
@@ -105,7 +104,7 @@ impl LlamaJudge {
                     }
                 }
             })
-            .map_err(|e| ModelError::Load(format!("cannot start the llama.cpp thread: {e}")))?;
+            .map_err(|e| ModelError::Load(Reason::caused("cannot start the llama.cpp thread", e)))?;
         let info = match init_rx.recv() {
             Ok(Ok(info)) => info,
             Ok(Err(e)) => {
@@ -114,7 +113,7 @@ impl LlamaJudge {
             }
             Err(_) => {
                 let _ = worker.join();
-                return Err(ModelError::Load(format!("{}: the llama.cpp thread stopped", path.display())));
+                return Err(ModelError::Load(Reason::new(format!("{}: the llama.cpp thread stopped", path.display()))));
             }
         };
         Ok(Self {
@@ -138,11 +137,11 @@ impl LlamaJudge {
             let _ = tx.send(f(engine));
         });
         {
-            let jobs = self.jobs.lock().map_err(|_| ModelError::Inference("judge lock poisoned".into()))?;
-            let sender = jobs.as_ref().ok_or_else(|| ModelError::Inference("judge is shut down".into()))?;
-            sender.send(job).map_err(|_| ModelError::Inference("the llama.cpp thread stopped".into()))?;
+            let jobs = self.jobs.lock().map_err(|_| ModelError::Inference(Reason::new("judge lock poisoned")))?;
+            let sender = jobs.as_ref().ok_or_else(|| ModelError::Inference(Reason::new("judge is shut down")))?;
+            sender.send(job).map_err(|_| ModelError::Inference(Reason::new("the llama.cpp thread stopped")))?;
         }
-        rx.recv().map_err(|_| ModelError::Inference("llama.cpp call panicked; the KV cache was reset".into()))
+        rx.recv().map_err(|_| ModelError::Inference(Reason::new("llama.cpp call panicked; the KV cache was reset")))
     }
 
     /// The model file.

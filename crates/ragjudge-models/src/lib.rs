@@ -12,10 +12,12 @@
 pub mod embed_cache;
 pub mod error;
 pub mod hash;
+pub mod reason;
 pub mod traits;
 
 pub use embed_cache::CachedEmbedder;
 pub use error::ModelError;
+pub use reason::Reason;
 pub use traits::{
     CrossEncoder, Embedder, GenParams, Generation, Judge, LabelProbs, Message, ProbSource, Prompt, TokenClassifier,
     TokenEmbedder, TokenEmbedding, TokenPrediction, Usage,

@@ -13,7 +13,7 @@ pub enum OnnxError {
     },
     /// The file is not a valid ONNX protobuf.
     #[error("not an ONNX model: {0}")]
-    Decode(String),
+    Decode(#[from] prost::DecodeError),
     /// A tensor whose data cannot be read (type, size or location).
     #[error("tensor `{name}`: {message}")]
     Tensor {
@@ -37,7 +37,7 @@ pub enum OnnxError {
     Graph(String),
     /// Writing the safetensors file failed.
     #[error("safetensors: {0}")]
-    Safetensors(String),
+    Safetensors(#[from] safetensors::SafeTensorError),
 }
 
 pub(crate) fn io_err(path: &std::path::Path, source: std::io::Error) -> OnnxError {

@@ -31,7 +31,7 @@ use crate::error::io_err;
 
 /// Decodes an ONNX model from its bytes.
 pub fn decode_model(bytes: &[u8]) -> Result<ModelProto, OnnxError> {
-    ModelProto::decode(bytes).map_err(|e| OnnxError::Decode(e.to_string()))
+    ModelProto::decode(bytes).map_err(OnnxError::Decode)
 }
 
 /// Reads and decodes the ONNX model at `path`.
@@ -92,7 +92,7 @@ pub fn convert_bert_dir(
 pub fn write_safetensors(tensors: &BTreeMap<String, Dense>, out: &Path) -> Result<(), OnnxError> {
     let views: Vec<(&str, F32View<'_>)> = tensors.iter().map(|(k, t)| (k.as_str(), F32View(t))).collect();
     let metadata = HashMap::from([("format".to_string(), "pt".to_string())]);
-    let bytes = safetensors::serialize(views, Some(metadata)).map_err(|e| OnnxError::Safetensors(e.to_string()))?;
+    let bytes = safetensors::serialize(views, Some(metadata)).map_err(OnnxError::Safetensors)?;
     std::fs::write(out, bytes).map_err(|e| io_err(out, e))
 }
 

@@ -5,9 +5,9 @@ use ragjudge_core::MetricError;
 /// What went wrong in the safety metrics.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SafetyError {
-    /// A model call (the PII model, the toxicity judge) failed.
-    #[error("{0}")]
-    Model(String),
+    /// A model call (the PII model, the toxicity judge) failed; its error is kept as the source.
+    #[error(transparent)]
+    Model(ragjudge_models::Reason),
     /// The judge answered without usable probabilities.
     #[error("{0}")]
     Output(String),

@@ -169,7 +169,10 @@ impl Metric for SafetyMetric {
         let mut ner: Vec<Vec<Finding>> = match &self.opts.ner {
             Some(model) => match scanner.ner_findings(model.as_ref(), &texts) {
                 Ok(f) => f,
-                Err(e) => return records.iter().map(|_| Err(MetricError::Model(format!("PII model: {e}")))).collect(),
+                Err(e) => {
+                    let reason = ragjudge_models::Reason::caused("PII model", e);
+                    return records.iter().map(|_| Err(MetricError::Model(reason.clone()))).collect();
+                }
             },
             None => vec![Vec::new(); texts.len()],
         };

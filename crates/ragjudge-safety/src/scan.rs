@@ -42,11 +42,9 @@ impl PiiScanner {
         let inputs: Vec<&str> = windows.iter().map(|w| w.2).collect();
         let preds = if inputs.is_empty() { Vec::new() } else { model.classify(&inputs)? };
         if preds.len() != inputs.len() {
-            return Err(ModelError::Inference(format!(
-                "token classifier returned {} results for {} texts",
-                preds.len(),
-                inputs.len()
-            )));
+            return Err(ModelError::Inference(
+                format!("token classifier returned {} results for {} texts", preds.len(), inputs.len()).into(),
+            ));
         }
         let mut out = vec![Vec::new(); texts.len()];
         for ((i, off, w), p) in windows.iter().zip(&preds) {

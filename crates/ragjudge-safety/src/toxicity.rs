@@ -61,7 +61,7 @@ pub fn score_many(judge: &dyn Judge, texts: &[&str]) -> Vec<Result<Toxicity, Saf
         .label_probs_many(&requests)
         .into_iter()
         .map(|r| {
-            let lp = r.map_err(|e| SafetyError::Model(format!("toxicity judge: {e}")))?;
+            let lp = r.map_err(|e| SafetyError::Model(ragjudge_models::Reason::caused("toxicity judge", e)))?;
             Ok(Toxicity { p_toxic: p_toxic(&lp)?, label_probs: lp })
         })
         .collect()

@@ -7,7 +7,7 @@
 //! at most the call it was making. `synchronous = NORMAL` keeps commits durable across process
 //! crashes (not necessarily across power loss, where the last commits may roll back).
 
-use ragjudge_models::ModelError;
+use ragjudge_models::{ModelError, Reason};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use serde_json::Value;
@@ -49,8 +49,8 @@ impl std::fmt::Debug for CallCache {
     }
 }
 
-fn cache_err(context: &str, e: impl std::fmt::Display) -> ModelError {
-    ModelError::Cache(format!("{context}: {e}"))
+fn cache_err(context: &str, e: impl std::error::Error + Send + Sync + 'static) -> ModelError {
+    ModelError::Cache(Reason::caused(context, e))
 }
 
 impl CallCache {
@@ -79,7 +79,7 @@ impl CallCache {
         }
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(|e| cache_err(&shown, e))?;
         Self::migrate(&conn).map_err(|e| match e {
-            ModelError::Cache(m) => ModelError::Cache(format!("{shown}: {m}")),
+            ModelError::Cache(m) => ModelError::Cache(m.context(&shown)),
             other => other,
         })?;
         Ok(Self {
@@ -105,9 +105,9 @@ impl CallCache {
         let version: i64 =
             conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| cache_err("schema", e))?;
         if version > SCHEMA_VERSION {
-            return Err(ModelError::Cache(format!(
+            return Err(ModelError::Cache(Reason::new(format!(
                 "schema version {version} is newer than this program's ({SCHEMA_VERSION}); use a newer ragjudge or another cache file"
-            )));
+            ))));
         }
         if version == SCHEMA_VERSION {
             return Ok(());

@@ -134,16 +134,14 @@ impl<J: Judge> CachedJudge<J> {
             let batch: Vec<R> = idx.iter().map(|&i| requests[i].clone()).collect();
             let mut results = call(&batch).into_iter();
             for &i in idx {
-                let r = results
-                    .next()
-                    .unwrap_or_else(|| Err(ModelError::Inference("backend returned too few results".into())));
+                let r = results.next().unwrap_or_else(|| Err(ModelError::missing("result")));
                 if let Ok(v) = &r {
                     self.store(&keys[i], encode(v));
                 }
                 out[i] = Some(r);
             }
         }
-        out.into_iter().map(|r| r.unwrap_or_else(|| Err(ModelError::Inference("missing result".into())))).collect()
+        out.into_iter().map(|r| r.unwrap_or_else(|| Err(ModelError::missing("result")))).collect()
     }
 }
 

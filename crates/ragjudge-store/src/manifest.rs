@@ -144,19 +144,25 @@ impl ModelEntry {
     /// The wheel member of `part`, checked against this entry's packages.
     pub fn member<'a>(&'a self, part: &'a Part) -> Result<&'a str, ModelError> {
         let pkg = self.packages.get(part.package()).ok_or_else(|| {
-            ModelError::Load(format!(
-                "manifest: model `{}` refers to package #{}, which it does not list",
-                self.name,
-                part.package()
-            ))
+            ModelError::Load(
+                format!(
+                    "manifest: model `{}` refers to package #{}, which it does not list",
+                    self.name,
+                    part.package()
+                )
+                .into(),
+            )
         })?;
         match part {
             Part::Member { path, .. } => Ok(path),
             Part::Package(_) => pkg.path.as_deref().ok_or_else(|| {
-                ModelError::Load(format!(
-                    "manifest: model `{}`: package `{}` has no `path`; name the member explicitly",
-                    self.name, pkg.name
-                ))
+                ModelError::Load(
+                    format!(
+                        "manifest: model `{}`: package `{}` has no `path`; name the member explicitly",
+                        self.name, pkg.name
+                    )
+                    .into(),
+                )
             }),
         }
     }
@@ -186,7 +192,7 @@ impl ModelEntry {
     /// Checks that every part names a known package and member, that file names are plain
     /// names, and that hashes are 64 hex digits.
     pub fn check(&self) -> Result<(), ModelError> {
-        let bad = |why: String| ModelError::Load(format!("manifest: model `{}`: {why}", self.name));
+        let bad = |why: String| ModelError::Load(format!("manifest: model `{}`: {why}", self.name).into());
         let plain =
             |f: &str| !(f.is_empty() || f.starts_with('.') || f.contains(['/', '\\']) || f == "manifest-entry.json");
         let hex64 = |h: &str| h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
@@ -237,11 +243,12 @@ impl Manifest {
 
     /// Parses and checks a manifest.
     pub fn from_json(json: &str) -> Result<Manifest, ModelError> {
-        let m: Manifest = serde_json::from_str(json).map_err(|e| ModelError::Load(format!("manifest: {e}")))?;
+        let m: Manifest =
+            serde_json::from_str(json).map_err(|e| ModelError::Load(ragjudge_models::Reason::caused("manifest", e)))?;
         for (i, e) in m.models.iter().enumerate() {
             e.check()?;
             if m.models[..i].iter().any(|o| o.name == e.name) {
-                return Err(ModelError::Load(format!("manifest: model `{}` is listed twice", e.name)));
+                return Err(ModelError::Load(format!("manifest: model `{}` is listed twice", e.name).into()));
             }
         }
         Ok(m)

@@ -15,7 +15,7 @@ use crate::home::models_dir;
 use crate::manifest::{Conversion, JoinedFile, Manifest, ModelEntry, Package};
 use ragjudge_models::hash::{copy, hex, HashingWriter};
 pub use ragjudge_models::hash::{hash_reader, sha256_file};
-use ragjudge_models::ModelError;
+use ragjudge_models::{ModelError, Reason};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 use std::collections::HashMap;
@@ -528,7 +528,7 @@ fn fetch_and_join(
         wheels: wheel_names,
     };
     let record_path = built.join(INSTALLED_RECORD);
-    let json = serde_json::to_string_pretty(&record).map_err(|e| ModelError::Io(e.to_string()))?;
+    let json = serde_json::to_string_pretty(&record).map_err(|e| ModelError::Io(Reason::of(e)))?;
     fs::write(&record_path, json + "\n").map_err(|e| io_err(&record_path, e))?;
     Ok((downloaded, written))
 }
@@ -542,10 +542,12 @@ fn file_size(join: &[JoinedFile], name: &str) -> u64 {
 fn convert(entry: &ModelEntry, c: &Conversion, built: &Path, opts: &PullOptions) -> Result<u64, ModelError> {
     let (input, output) = (built.join(&c.input), built.join(&c.output));
     opts.say(&format!("{}: converting {} to {} ({})", entry.name, c.input, c.output, c.kind));
-    let fail = |e: String| ModelError::Load(format!("{}: converting {} ({}): {e}", entry.name, c.input, c.kind));
+    let context = format!("{}: converting {} ({})", entry.name, c.input, c.kind);
     match c.kind.as_str() {
-        "onnx-bert" => ragjudge_onnx::convert_bert(&input, &output).map(|_| ()).map_err(|e| fail(e.to_string()))?,
-        other => return Err(fail(format!("unknown converter `{other}`"))),
+        "onnx-bert" => ragjudge_onnx::convert_bert(&input, &output)
+            .map(|_| ())
+            .map_err(|e| ModelError::Load(Reason::caused(&context, e)))?,
+        other => return Err(ModelError::Load(Reason::new(format!("{context}: unknown converter `{other}`")))),
     }
     let file = File::open(&output).map_err(|e| io_err(&output, e))?;
     let (actual, len) = hash_reader(file).map_err(|e| io_err(&output, e))?;
@@ -652,7 +654,7 @@ fn resolve_path(path: &Path) -> Result<ResolvedModel, ModelError> {
             .collect();
         files.sort();
         if files.is_empty() {
-            return Err(ModelError::Load(format!("{}: the directory holds no files", path.display())));
+            return Err(ModelError::Load(Reason::new(format!("{}: the directory holds no files", path.display()))));
         }
         let name = fs::canonicalize(path).ok().as_deref().map(stem).unwrap_or_else(|| stem(path));
         Ok(ResolvedModel { name, dir: path.to_path_buf(), files, sha256: None })
@@ -663,7 +665,7 @@ fn resolve_path(path: &Path) -> Result<ResolvedModel, ModelError> {
 }
 
 fn io_err(path: &Path, e: io::Error) -> ModelError {
-    ModelError::Io(format!("{}: {e}", path.display()))
+    ModelError::Io(Reason::caused(path.display(), e))
 }
 
 fn download_err(pkg: &Package, message: String) -> ModelError {

@@ -2,6 +2,7 @@
 //! judge output that could not be read (recorded as an invalid item and retried, never scored).
 
 use ragjudge_core::MetricError;
+use ragjudge_models::Reason;
 
 /// Why a TREC metric could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -9,9 +10,9 @@ pub enum TrecError {
     /// Options out of range.
     #[error("{0}")]
     Options(String),
-    /// A model call failed after its retries.
-    #[error("{0}")]
-    Model(String),
+    /// A model call failed after its retries; the model's error is kept as the source.
+    #[error(transparent)]
+    Model(Reason),
     /// A model answered, but its output stayed unusable after the retries.
     #[error("{0}")]
     Output(String),
@@ -27,8 +28,8 @@ pub enum TrecError {
     #[error("{0}")]
     Contract(String),
     /// A file could not be written; the message names it.
-    #[error("{0}")]
-    Io(String),
+    #[error(transparent)]
+    Io(Reason),
 }
 
 impl From<TrecError> for MetricError {
@@ -37,7 +38,8 @@ impl From<TrecError> for MetricError {
             TrecError::Model(m) => MetricError::Model(m),
             TrecError::Output(m) => MetricError::Output(m),
             TrecError::NothingToCheck(m) | TrecError::Record(m) => MetricError::Record(m),
-            TrecError::Options(m) | TrecError::Contract(m) | TrecError::Io(m) => MetricError::Contract(m),
+            TrecError::Options(m) | TrecError::Contract(m) => MetricError::Contract(m),
+            TrecError::Io(m) => MetricError::Contract(m.to_string()),
         }
     }
 }
@@ -91,5 +93,20 @@ mod tests {
         assert_eq!(m(TrecError::Record("the query is empty".into())), MetricError::Record("the query is empty".into()));
         assert_eq!(m(TrecError::Io("f.csv: full".into())), MetricError::Contract("f.csv: full".into()));
         assert_eq!(ParseError::LabelCount { found: 1, wanted: 2 }.to_string(), "1 labels for 2 items");
+    }
+
+    #[test]
+    fn a_judge_timeout_stays_a_timeout_through_the_layers() {
+        use ragjudge_models::ModelError;
+        use std::error::Error;
+        let e = MetricError::from(TrecError::Model(Reason::caused("entailment judge", ModelError::Timeout(30))));
+        assert_eq!(e.to_string(), "entailment judge: timed out after 30 s");
+        let mut cause = e.source();
+        let mut timeout = false;
+        while let Some(c) = cause {
+            timeout |= c.downcast_ref::<ModelError>() == Some(&ModelError::Timeout(30));
+            cause = c.source();
+        }
+        assert!(timeout);
     }
 }

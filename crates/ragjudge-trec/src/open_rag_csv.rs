@@ -21,6 +21,7 @@ use crate::answer::{ConsistencyReport, ConsistencyRow, RunStats, SystemAggregate
 use crate::error::TrecError;
 use crate::metric::{TrecDetail, TrecOptions};
 use ragjudge_core::Record;
+use ragjudge_models::Reason;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -208,11 +209,10 @@ impl OpenRagCsvWriter {
     /// then the consistency columns of `consistency` when given. The error is a one-line message.
     pub fn finish(self, consistency: Option<&ConsistencyReport>) -> Result<(), TrecError> {
         let path = self.path.display().to_string();
-        let fail =
-            |e: &dyn std::fmt::Display| TrecError::Io(format!("{path}: cannot write the Open RAG Eval CSV: {e}"));
-        let mut file = ragjudge_artifacts::AtomicFile::create(&self.path).map_err(|e| TrecError::Io(e.to_string()))?;
-        self.write(&mut file, consistency).map_err(|e| fail(&e))?;
-        file.commit().map_err(|e| TrecError::Io(e.to_string()))
+        let mut file = ragjudge_artifacts::AtomicFile::create(&self.path).map_err(|e| TrecError::Io(Reason::of(e)))?;
+        self.write(&mut file, consistency)
+            .map_err(|e| TrecError::Io(Reason::caused(format!("{path}: cannot write the Open RAG Eval CSV"), e)))?;
+        file.commit().map_err(|e| TrecError::Io(Reason::of(e)))
     }
 
     fn write<W: Write>(mut self, out: W, consistency: Option<&ConsistencyReport>) -> Result<(), csv::Error> {

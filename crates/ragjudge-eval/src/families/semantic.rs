@@ -209,7 +209,7 @@ impl SemanticMetric {
                 values[2] = Some(s.f1);
             }
         }
-        let model_error = |e: ragjudge_fusion::FusionError| MetricError::Model(format!("semantic: {e}"));
+        let model_error = |e: ragjudge_fusion::FusionError| MetricError::Model(ragjudge_models::Reason::caused("semantic", e));
         let mut cosine = None;
         if let Some((a, r)) = need.reference {
             let c = ruber::referenced(e.pooled(a, "answer")?, e.pooled(r, "reference")?).map_err(model_error)?;
@@ -229,7 +229,7 @@ impl SemanticMetric {
 fn pick<'a, T>(list: &'a [Result<T, String>], i: usize, what: &str) -> Result<&'a T, MetricError> {
     match list.get(i) {
         Some(Ok(v)) => Ok(v),
-        Some(Err(e)) => Err(MetricError::Model(format!("semantic: embedding the {what} failed: {e}"))),
+        Some(Err(e)) => Err(MetricError::Model(format!("semantic: embedding the {what} failed: {e}").into())),
         None => Err(MetricError::Contract("semantic: an embedding is missing".into())),
     }
 }

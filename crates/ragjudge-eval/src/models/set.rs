@@ -96,7 +96,7 @@ struct LazyEmbedder {
 
 impl LazyEmbedder {
     fn get(&self) -> Result<Arc<dyn Embedder>, ModelError> {
-        load_embedder(&self.cell, &self.settings).map_err(|e| ModelError::Inference(e.to_string()))
+        load_embedder(&self.cell, &self.settings).map_err(|e| ModelError::Inference(ragjudge_models::Reason::of(e)))
     }
 }
 

@@ -218,14 +218,17 @@ pub(crate) struct Param {
 impl Param {
     fn check(&self, name: &str, shape: &[usize]) -> Result<(), FusionError> {
         if self.shape != shape || self.data.len() != shape.iter().product::<usize>() {
-            return Err(FusionError::Model(format!(
-                "moe: weight {name} has shape {:?} and {} values, expected shape {shape:?}",
-                self.shape,
-                self.data.len()
-            )));
+            return Err(FusionError::Model(
+                format!(
+                    "moe: weight {name} has shape {:?} and {} values, expected shape {shape:?}",
+                    self.shape,
+                    self.data.len()
+                )
+                .into(),
+            ));
         }
         if self.data.iter().any(|v| !v.is_finite()) {
-            return Err(FusionError::Model(format!("moe: weight {name} has a non-finite value")));
+            return Err(FusionError::Model(format!("moe: weight {name} has a non-finite value").into()));
         }
         Ok(())
     }
@@ -286,7 +289,7 @@ impl Weights {
                 ce.check("ce", &[m])?;
                 b.check("b", &[1])
             }
-            _ => Err(FusionError::Model(format!("moe: the weights are not those of a {kind:?} model"))),
+            _ => Err(FusionError::Model(format!("moe: the weights are not those of a {kind:?} model").into())),
         }
     }
 }
@@ -330,23 +333,24 @@ impl TryFrom<MoeModelData> for MoeModel {
     type Error = FusionError;
 
     fn try_from(d: MoeModelData) -> Result<Self, Self::Error> {
-        d.params.validate().map_err(|e| FusionError::Model(e.to_string()))?;
+        d.params.validate().map_err(|e| FusionError::Model(e.to_string().into()))?;
         if d.bins.n_bins() != d.params.n_bins {
-            return Err(FusionError::Model(format!(
-                "moe: the bins have N = {}, the parameters say {}",
-                d.bins.n_bins(),
-                d.params.n_bins
-            )));
+            return Err(FusionError::Model(
+                format!("moe: the bins have N = {}, the parameters say {}", d.bins.n_bins(), d.params.n_bins).into(),
+            ));
         }
         let scaling_ok = match d.params.objective {
             Objective::Regression => d.label_mean.is_finite() && d.label_sd.is_finite() && d.label_sd > 0.0,
             Objective::Binary => d.label_mean == 0.0 && d.label_sd == 1.0,
         };
         if !scaling_ok {
-            return Err(FusionError::Model(format!(
-                "moe: invalid label scaling (mean {}, sd {}) for {:?}",
-                d.label_mean, d.label_sd, d.params.objective
-            )));
+            return Err(FusionError::Model(
+                format!(
+                    "moe: invalid label scaling (mean {}, sd {}) for {:?}",
+                    d.label_mean, d.label_sd, d.params.objective
+                )
+                .into(),
+            ));
         }
         d.weights.check(d.params.kind, d.bins.n_metrics(), d.params.n_bins, d.params.embedding_dim, d.params.hidden)?;
         Ok(MoeModel {

@@ -9,14 +9,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Head, MoeKind, MoeModel, MoeParams, Objective, Param, Weights};
 use crate::FusionError;
+use ragjudge_models::Reason;
 
 /// A candle error as a one-line training error.
 fn training_err(e: candle_core::Error) -> FusionError {
-    FusionError::Training(format!("moe: candle: {}", first_line(&e.to_string())))
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or("")
+    FusionError::Training(Reason::caused("moe: candle", e))
 }
 
 /// The tensors of one model, in a fixed order: embeddings, then the head's weights.
@@ -214,7 +211,7 @@ pub(super) fn train(binned: &[Vec<usize>], targets: &[f32], m: usize, p: &MoePar
             epoch_loss += f64::from(l.to_scalar::<f32>().map_err(training_err)?);
         }
         if !epoch_loss.is_finite() {
-            return Err(FusionError::Training(format!("moe: the loss is not finite at epoch {}", epoch + 1)));
+            return Err(FusionError::Training(format!("moe: the loss is not finite at epoch {}", epoch + 1).into()));
         }
     }
     read_back(start, &vars).map_err(training_err)
@@ -223,7 +220,7 @@ pub(super) fn train(binned: &[Vec<usize>], targets: &[f32], m: usize, p: &MoePar
 /// The network output z of each binned row, through candle, with the model's stored weights
 /// (no dropout).
 pub(super) fn forward_reference(model: &MoeModel, binned: &[Vec<usize>]) -> Result<Vec<f64>, FusionError> {
-    let model_err = |e: candle_core::Error| FusionError::Model(format!("moe: candle: {}", first_line(&e.to_string())));
+    let model_err = |e: candle_core::Error| FusionError::Model(Reason::caused("moe: candle", e));
     if binned.is_empty() {
         return Ok(Vec::new());
     }

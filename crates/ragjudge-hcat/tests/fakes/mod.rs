@@ -35,7 +35,10 @@ impl Embedder for FakeEmbedder {
         texts
             .iter()
             .map(|t| {
-                self.vectors.get(*t).cloned().ok_or_else(|| ModelError::Inference(format!("unknown sentence {t:?}")))
+                self.vectors
+                    .get(*t)
+                    .cloned()
+                    .ok_or_else(|| ModelError::Inference(format!("unknown sentence {t:?}").into()))
             })
             .collect()
     }
@@ -73,7 +76,7 @@ impl CrossEncoder for FakeNli {
                 self.logits
                     .get(&(p.to_string(), h.to_string()))
                     .cloned()
-                    .ok_or_else(|| ModelError::Inference(format!("unknown pair ({p:?}, {h:?})")))
+                    .ok_or_else(|| ModelError::Inference(format!("unknown pair ({p:?}, {h:?})").into()))
             })
             .collect()
     }

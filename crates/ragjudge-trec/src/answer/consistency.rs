@@ -252,8 +252,9 @@ impl ConsistencyAccumulator {
                 for (t, &i) in &index {
                     texts[i] = t;
                 }
-                let out =
-                    m.embed_tokens(&texts).map_err(|e| TrecError::Model(format!("token embedding failed: {e}")))?;
+                let out = m
+                    .embed_tokens(&texts)
+                    .map_err(|e| TrecError::Model(ragjudge_models::Reason::caused("token embedding failed", e)))?;
                 if out.len() != texts.len() {
                     return Err(TrecError::Contract(format!(
                         "token embedder returned {} results for {} texts",

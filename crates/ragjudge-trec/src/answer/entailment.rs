@@ -125,7 +125,7 @@ impl EntailmentModel {
                             .copied()
                             .filter(|p| p.is_finite())
                             .ok_or_else(|| TrecError::Output("judge returned no probability for `Yes`".into())),
-                        Err(e) => Err(TrecError::Model(format!("entailment judge failed: {e}"))),
+                        Err(e) => Err(TrecError::Model(ragjudge_models::Reason::caused("entailment judge failed", e))),
                     })
                     .collect()
             }
@@ -160,7 +160,7 @@ fn cross_encoder_probs(m: &dyn CrossEncoder, pairs: &[(&str, &str)]) -> Vec<Resu
                 pairs.len()
             )))
         }
-        Err(e) => return fail(TrecError::Model(format!("cross-encoder failed: {e}"))),
+        Err(e) => return fail(TrecError::Model(ragjudge_models::Reason::caused("cross-encoder failed", e))),
     };
     rows.into_iter().map(|row| entailment_from_logits(&row, index)).collect()
 }
@@ -168,7 +168,7 @@ fn cross_encoder_probs(m: &dyn CrossEncoder, pairs: &[(&str, &str)]) -> Vec<Resu
 /// Softmax probability of `row[index]`, or `sigmoid(row[0])` when `index` is `None`.
 fn entailment_from_logits(row: &[f32], index: Option<usize>) -> Result<f64, TrecError> {
     if row.is_empty() || row.iter().any(|x| !x.is_finite()) {
-        return Err(TrecError::Model(format!("cross-encoder logits {row:?} are empty or not finite")));
+        return Err(TrecError::Model(format!("cross-encoder logits {row:?} are empty or not finite").into()));
     }
     match index {
         None => Ok(1.0 / (1.0 + (-f64::from(row[0])).exp())),

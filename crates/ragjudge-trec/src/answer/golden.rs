@@ -38,7 +38,10 @@ impl SemanticSimilarity {
     /// Cosine of the embeddings of each (answer, reference) pair, with one embedding call.
     pub fn similarities(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>, TrecError> {
         let texts: Vec<&str> = pairs.iter().flat_map(|&(a, r)| [a, r]).collect();
-        let vecs = self.embedder.embed(&texts).map_err(|e| TrecError::Model(format!("embedding failed: {e}")))?;
+        let vecs = self
+            .embedder
+            .embed(&texts)
+            .map_err(|e| TrecError::Model(ragjudge_models::Reason::caused("embedding failed", e)))?;
         if vecs.len() != texts.len() {
             return Err(TrecError::Contract(format!(
                 "embedder returned {} vectors for {} texts",
@@ -47,7 +50,10 @@ impl SemanticSimilarity {
             )));
         }
         vecs.chunks(2)
-            .map(|p| cosine_or_zero(&p[0], &p[1]).map_err(|e| TrecError::Model(format!("embeddings: {e}"))))
+            .map(|p| {
+                cosine_or_zero(&p[0], &p[1])
+                    .map_err(|e| TrecError::Model(ragjudge_models::Reason::caused("embeddings", e)))
+            })
             .collect()
     }
 }
@@ -167,7 +173,12 @@ impl FactualCorrectnessScorer {
         self.judge
             .generate_many(&requests)
             .into_iter()
-            .map(|g| parse_claims(&g.map_err(|e| TrecError::Model(format!("claim extraction failed: {e}")))?.text))
+            .map(|g| {
+                parse_claims(
+                    &g.map_err(|e| TrecError::Model(ragjudge_models::Reason::caused("claim extraction failed", e)))?
+                        .text,
+                )
+            })
             .collect()
     }
 

@@ -290,7 +290,7 @@ impl NoAnswerMetric {
                 let lp = results
                     .next()
                     .ok_or_else(|| TrecError::Contract("judge returned too few results".into()))?
-                    .map_err(|e| TrecError::Model(format!("no-answer judge failed: {e}")))?;
+                    .map_err(|e| TrecError::Model(ragjudge_models::Reason::caused("no-answer judge failed", e)))?;
                 let p = lp
                     .probs
                     .first()
