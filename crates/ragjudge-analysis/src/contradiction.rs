@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ragjudge_core::text::split_sentences;
+use ragjudge_lexical::premise::{select_premise, DEFAULT_PREMISE_SENTENCES};
 use ragjudge_models::{GenParams, Judge, Message, Prompt};
-use ragjudge_trec::answer::entailment::{select_premise, DEFAULT_PREMISE_SENTENCES};
 use ragjudge_trec::answer::EntailmentModel;
 use ragjudge_trec::TrecError;
 use serde::Serialize;

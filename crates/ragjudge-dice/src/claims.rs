@@ -11,7 +11,7 @@
 //!
 //! `utility = p (c + (1 - c) / 2) - (1 - p)`, and `0` for an answer without a claim.
 //!
-//! Two answers to one question compare by utility (`meta::protocol::AnswerGrade`). Each answer is
+//! Two answers to one question compare by utility (`protocol::AnswerGrade`). Each answer is
 //! graded once, whatever it is paired with.
 //! Every check is one yes/no call (prompts `claims-en-v1`, which show the question with the
 //! premise), the premise being the few sentences most like the claim (`meta::consistency`).
@@ -23,13 +23,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use ragjudge_core::text::split_sentences;
+use ragjudge_lexical::citations::split_answer;
+use ragjudge_lexical::refusal::{lexical_no_answer, refusal_phrase};
 use ragjudge_models::{Judge, LabelProbs, Message, ModelError, Prompt};
-use ragjudge_trec::answer::no_answer::{lexical_no_answer, refusal_phrase};
-use ragjudge_trec::citations::split_answer;
 use serde::{Deserialize, Serialize};
 
 use crate::prompts::{fill, section, sections};
-use ragjudge_trec::answer::entailment::select_premise;
+use ragjudge_lexical::premise::select_premise;
 
 /// Prompt version of the claim checks.
 pub const CLAIMS_VERSION: &str = "claims-en-v1";
@@ -65,7 +65,7 @@ pub fn claim_prompt(check: Check, query: &str, premise: &[&str], claim: &str) ->
 }
 
 /// Source sentences shown as the premise of one check.
-pub const DEFAULT_PREMISE_SENTENCES: usize = ragjudge_trec::answer::entailment::DEFAULT_PREMISE_SENTENCES;
+pub const DEFAULT_PREMISE_SENTENCES: usize = ragjudge_lexical::premise::DEFAULT_PREMISE_SENTENCES;
 
 /// An answer graded against its reference, with the evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

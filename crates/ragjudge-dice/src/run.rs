@@ -6,12 +6,10 @@
 use crate::calibration::{estimate_with, LabelPrior};
 use crate::judgement::{JudgeOptions, Order, OrderJudgement, PairJudgement, PairwiseJudge, Probs};
 use crate::labels::PairLabel;
-use crate::meta::items::{PairItem, Side};
-use crate::meta::protocol::{
-    grade_sides, judge_items, verdict_of_grades, AnswerGrade, Protocol, ProtocolSettings, Verdict,
-};
+use crate::pair::{Pair, Side};
 use crate::pair_score::{score_pair, ScoredPair};
-use crate::prompts::choose_lang;
+use crate::prompts::{choose_lang, lang_code};
+use crate::protocol::{grade_sides, judge_items, verdict_of_grades, AnswerGrade, Protocol, ProtocolSettings, Verdict};
 use crate::scoring::{DiceScorer, ScoringError};
 use crate::tournament::{MatchResult, QuestionScore};
 use crate::traces::TraceRecord;
@@ -19,7 +17,7 @@ use crate::trust::{trust_report, TrustItem, TrustReport};
 use ragjudge_artifacts::{AtomicFile, OutputSet};
 use ragjudge_core::text::Lang;
 use ragjudge_core::{DuplicateKeys, InputError, ReadOptions, Record, RecordReader};
-use ragjudge_models::{Judge, LabelProbs, ModelError, ProbSource, Usage};
+use ragjudge_models::{Judge, ModelError, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -93,7 +91,7 @@ pub struct DiceRunOptions {
     /// Margin below which a verdict is scored softly.
     pub tau: f64,
     /// How each pair is judged: DICE's three labels (`Dice`, stage I per `reasoning`), or one
-    /// of the protocols for small judges (`meta::protocol`), scored the same way.
+    /// of the protocols for small judges (`protocol`), scored the same way.
     pub protocol: Protocol,
     /// Sentences per premise of a claim check (`Protocol::Claims`).
     pub premise_sentences: usize,
@@ -507,11 +505,11 @@ impl DiceRun {
         &mut self,
         pairs: &[(&Record, &Record)],
     ) -> (Vec<Result<(PairJudgement, Option<Verdict>), ModelError>>, usize) {
-        let items: Vec<PairItem> = pairs.iter().map(|(a, b)| pair_item(a, b)).collect();
+        let items: Vec<Pair> = pairs.iter().map(|(a, b)| Pair::of_records(a, b)).collect();
         let calls;
         let verdicts: Vec<Result<Verdict, ModelError>> = if self.protocol.is_pointwise() {
-            let key = |i: &PairItem, s: &Side| (i.id.clone(), s.system.clone().unwrap_or_default(), s.answer.clone());
-            let mut todo: Vec<(&PairItem, &Side)> = Vec::new();
+            let key = |i: &Pair, s: &Side| (i.id.clone(), s.system.clone().unwrap_or_default(), s.answer.clone());
+            let mut todo: Vec<(&Pair, &Side)> = Vec::new();
             let mut queued = HashSet::new();
             for i in &items {
                 for s in [&i.first, &i.second] {
@@ -665,36 +663,18 @@ pub fn judge_pair_with_protocol(
     settings: &ProtocolSettings,
 ) -> Result<(PairJudgement, Verdict), ModelError> {
     assert!(!is_dice(protocol), "DICE pairs are judged by PairwiseJudge");
-    let item = pair_item(a, b);
+    let pair = Pair::of_records(a, b);
     let verdict = if protocol.is_pointwise() {
-        let mut grades = grade_sides(judge, protocol, &[(&item, &item.first), (&item, &item.second)], settings);
+        let mut grades = grade_sides(judge, protocol, &[(&pair, &pair.first), (&pair, &pair.second)], settings);
         let second = grades.pop().unwrap_or_else(|| Err(ModelError::missing("grade")))?;
         let first = grades.pop().unwrap_or_else(|| Err(ModelError::missing("grade")))?;
         verdict_of_grades(first, second, settings.tie_margin)
     } else {
-        judge_items(judge, protocol, std::slice::from_ref(&item), settings)
+        judge_items(judge, protocol, std::slice::from_ref(&pair), settings)
             .pop()
             .unwrap_or_else(|| Err(ModelError::missing("verdict")))?
     };
     Ok((as_judgement(&verdict, a, b, protocol, &judge.identity()), verdict))
-}
-
-/// Two records of one question as a pair for the protocols (the reference from either).
-fn pair_item(a: &Record, b: &Record) -> PairItem {
-    let side = |r: &Record| Side {
-        answer: r.answer.clone(),
-        contexts: r.contexts.iter().map(|c| c.text.clone()).collect(),
-        system: Some(r.system.clone()),
-    };
-    PairItem {
-        set: String::new(),
-        id: a.id.clone(),
-        instruction: a.query.clone(),
-        reference: a.reference.clone().or_else(|| b.reference.clone()),
-        first: side(a),
-        second: side(b),
-        gold: crate::meta::items::Outcome::Tie,
-    }
 }
 
 /// A protocol's verdict as a pair judgement: the orders it judged (none for a pointwise
@@ -704,34 +684,25 @@ fn as_judgement(v: &Verdict, a: &Record, b: &Record, protocol: Protocol, judge: 
     let orders: Vec<OrderJudgement> = v
         .orders
         .iter()
-        .map(|o| {
-            let label_probs = o.label_probs.clone().unwrap_or_else(|| LabelProbs {
-                labels: Vec::new(),
-                probs: Vec::new(),
-                logits: Vec::new(),
-                label_mass: None,
-                source: ProbSource::Logits,
-            });
-            OrderJudgement {
-                order: Order::of(o.swapped),
-                reasoning: String::new(),
-                category_a: None,
-                category_b: None,
-                category_a_raw: None,
-                category_b_raw: None,
-                probs: two(o.s_first),
-                corrected: None,
-                label_mass: label_probs.label_mass,
-                source: label_probs.source,
-                label_probs,
-            }
+        .map(|o| OrderJudgement {
+            order: Order::of(o.swapped),
+            reasoning: String::new(),
+            category_a: None,
+            category_b: None,
+            category_a_raw: None,
+            category_b_raw: None,
+            probs: two(o.s_first),
+            corrected: None,
+            label_mass: o.label_probs.label_mass,
+            source: o.label_probs.source,
+            label_probs: o.label_probs.clone(),
         })
         .collect();
     PairJudgement {
         question_id: a.id.clone(),
         system_a: a.system.clone(),
         system_b: b.system.clone(),
-        lang: "en".into(),
+        lang: lang_code(choose_lang(protocol.prompt_lang(), &a.query)).into(),
         prompt_version: protocol.prompt_version().into(),
         judge: judge.into(),
         reference_free: a.reference.is_none() && b.reference.is_none(),

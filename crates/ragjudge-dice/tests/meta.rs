@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ragjudge_dice::meta::evaluate_set;
-use ragjudge_dice::meta::items::{Outcome, PairItem, Side};
-use ragjudge_dice::meta::protocol::{judge_items, Protocol, ProtocolSettings};
+use ragjudge_dice::meta::items::PairItem;
+use ragjudge_dice::pair::{Outcome, Pair, Side};
+use ragjudge_dice::protocol::{judge_items, Protocol, ProtocolSettings};
 use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource, Prompt, Usage};
 
 /// How the scripted judge answers.
@@ -107,11 +108,13 @@ fn items() -> Vec<PairItem> {
         .enumerate()
         .map(|(i, (a, b))| PairItem {
             set: "toy".into(),
-            id: i.to_string(),
-            instruction: "Say something.".into(),
-            reference: None,
-            first: side(a),
-            second: side(b),
+            pair: Pair {
+                id: i.to_string(),
+                instruction: "Say something.".into(),
+                reference: None,
+                first: side(a),
+                second: side(b),
+            },
             gold: if a.starts_with("good") { Outcome::First } else { Outcome::Second },
         })
         .collect()
@@ -215,7 +218,7 @@ fn dice_protocol_reads_the_three_labels_back_in_pair_terms() {
 #[test]
 fn a_failed_pair_is_recorded_and_left_out_of_the_figures() {
     let mut it = items();
-    it[2].second.answer = "boom".into();
+    it[2].pair.second.answer = "boom".into();
     let (stats, results) = evaluate_set(
         &judge(Script::Content2),
         Protocol::TwoLabel,

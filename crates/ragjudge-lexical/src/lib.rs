@@ -6,12 +6,15 @@
 pub mod answer_overlap;
 pub mod bleu;
 pub mod chrf;
+pub mod citations;
 pub mod ciu;
 pub mod corpus;
 pub mod meteor;
 pub mod porter;
+pub mod premise;
 pub mod qrels;
 pub mod rake;
+pub mod refusal;
 pub mod retrieval;
 pub mod rouge;
 pub mod squad;

@@ -14,7 +14,7 @@ use ragjudge_dice::baseline::BaselineReport;
 use ragjudge_dice::compare::CompareReport;
 use ragjudge_dice::labels::PairLabel;
 use ragjudge_dice::leaderboard::LeaderboardReport;
-use ragjudge_dice::meta::protocol::Verdict;
+use ragjudge_dice::protocol::Verdict;
 use ragjudge_dice::tournament::{PlayedMatch, Standing};
 use ragjudge_dice::traces::TraceRecord;
 use ragjudge_eval::scores::{read_score_file, ScoreFile};

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{get, post, scripted_judge, Running};
-use ragjudge_dice::meta::protocol::{Protocol, ProtocolSettings};
+use ragjudge_dice::protocol::{Protocol, ProtocolSettings};
 use ragjudge_serve::{parse_judge_request, App, JudgeService, JudgeSettings, Limits, Scorer};
 use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
 use std::sync::Arc;

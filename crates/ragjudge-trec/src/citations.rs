@@ -19,10 +19,9 @@
 use crate::judging::{ask_all, CallOptions, Invalid, Request};
 use crate::parse::parse_single_label;
 use crate::prompts;
+use ragjudge_lexical::citations::{split_answer, AnswerPart};
 use ragjudge_models::{Judge, Prompt};
-use regex::Regex;
 use serde::{Deserialize, Serialize};
-use std::sync::OnceLock;
 
 /// Support labels, with scores 1, 0.5 and 0.
 pub const SUPPORT: [&str; 3] = ["full_support", "partial_support", "no_support"];
@@ -35,57 +34,6 @@ pub fn support_score(label: &str) -> Option<f64> {
         "no_support" => Some(0.0),
         _ => None,
     }
-}
-
-/// One part of an answer and the passages it cites.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AnswerPart {
-    /// The part's text, without citation markers.
-    pub text: String,
-    /// Cited passage numbers `n` of `[n]`, in order (1-based).
-    pub citations: Vec<usize>,
-}
-
-#[allow(clippy::expect_used, reason = "literal patterns, compiled by the tests")]
-fn regexes() -> &'static [Regex; 4] {
-    static RE: OnceLock<[Regex; 4]> = OnceLock::new();
-    RE.get_or_init(|| {
-        [
-            Regex::new(r"\[\d+(?:,\s*\d+)+\]").expect("valid regex"),
-            Regex::new(r"\]\s*,\s*\[").expect("valid regex"),
-            Regex::new(r"(?:\[\d+\])+").expect("valid regex"),
-            Regex::new(r"\d+").expect("valid regex"),
-        ]
-    })
-}
-
-/// Splits an answer into cited parts, as Open RAG Eval's `_parse_generated_answer`: `[1, 2]` is
-/// read as `[1][2]`, `[1], [2]` as `[1][2]`.
-pub fn split_answer(answer: &str) -> Vec<AnswerPart> {
-    let [multi, comma, block, number] = regexes();
-    let expanded = multi.replace_all(answer, |c: &regex::Captures<'_>| {
-        number.find_iter(&c[0]).map(|m| format!("[{}]", m.as_str())).collect::<String>()
-    });
-    let text = comma.replace_all(&expanded, "][");
-    let blocks: Vec<regex::Match<'_>> = block.find_iter(&text).collect();
-    if blocks.is_empty() {
-        return vec![AnswerPart { text: text.into_owned(), citations: Vec::new() }];
-    }
-    let numbers = |s: &str| -> Vec<usize> { number.find_iter(s).filter_map(|m| m.as_str().parse().ok()).collect() };
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for b in &blocks {
-        let part = text[start..b.start()].trim();
-        if !part.is_empty() {
-            parts.push(AnswerPart { text: part.to_string(), citations: numbers(b.as_str()) });
-        }
-        start = b.end();
-    }
-    let last = text[start..].trim();
-    if last.chars().count() > 1 {
-        parts.push(AnswerPart { text: last.to_string(), citations: Vec::new() });
-    }
-    parts
 }
 
 /// Weighted precision, recall and F1 of citation support.
@@ -229,24 +177,9 @@ mod tests {
     use super::*;
     use crate::judging::fake::FakeJudge;
 
-    fn part(text: &str, citations: &[usize]) -> AnswerPart {
-        AnswerPart { text: text.into(), citations: citations.to_vec() }
-    }
-
     fn close(a: Option<f64>, b: f64) {
         let a = a.expect("a value");
         assert!((a - b).abs() < 1e-12, "{a} != {b}");
-    }
-
-    #[test]
-    fn splits_like_open_rag_eval() {
-        assert_eq!(
-            split_answer("Water evaporates [1, 2]. Plants transpire [3], [1]. The end."),
-            vec![part("Water evaporates", &[1, 2]), part(". Plants transpire", &[3, 1]), part(". The end.", &[])]
-        );
-        assert_eq!(split_answer("No citations here."), vec![part("No citations here.", &[])]);
-        // A one-character tail is dropped; an empty text before a block is skipped.
-        assert_eq!(split_answer("[2] First[1]."), vec![part("First", &[1])]);
     }
 
     #[test]

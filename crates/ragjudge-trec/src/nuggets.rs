@@ -15,11 +15,11 @@
 //! round's list (no list after a failed first round); an unparseable importance or assignment
 //! batch leaves every score `None`. Each failure is kept as an [`Invalid`].
 
-use crate::citations::split_answer;
 use crate::error::ParseError;
 use crate::judging::{ask_all, CallOptions, Invalid, Request};
 use crate::parse::{parse_labels, parse_string_list, py_list_repr};
 use crate::prompts;
+use ragjudge_lexical::citations::split_answer;
 use ragjudge_models::{Judge, Prompt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

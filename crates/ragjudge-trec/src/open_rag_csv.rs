@@ -60,7 +60,7 @@ pub fn run_cells(record: &Record, detail: &TrecDetail, opts: &TrecOptions) -> Ve
     for (i, c) in record.contexts.iter().enumerate() {
         passages.insert(passage_key(record, i), Value::from(c.text.clone()));
     }
-    let parts = crate::citations::split_answer(&record.answer);
+    let parts = ragjudge_lexical::citations::split_answer(&record.answer);
     let answer: Vec<Value> = parts
         .iter()
         .map(|p| json!({"text": p.text, "citations": p.citations.iter().map(|n| format!("[{n}]")).collect::<Vec<_>>()}))
@@ -326,9 +326,10 @@ fn no_answer_cell(answered: Option<f64>, prob: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::citations::{AnswerPart, CitationEval, CitationScores};
+    use crate::citations::{CitationEval, CitationScores};
     use crate::umbrela;
     use ragjudge_core::Context;
+    use ragjudge_lexical::citations::AnswerPart;
 
     fn record(id: &str, run: Option<u32>) -> Record {
         Record {

@@ -1,7 +1,7 @@
 //! Agreement with Open RAG Eval 0.3.0's own scoring functions (fixtures/ore_reference.json, made by
 //! fixtures/ore_reference.py from the package source).
 
-use ragjudge_trec::citations::split_answer;
+use ragjudge_lexical::citations::split_answer;
 use ragjudge_trec::nuggets::nugget_scores;
 use ragjudge_trec::umbrela::scores;
 use serde_json::Value;

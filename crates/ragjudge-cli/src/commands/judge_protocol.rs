@@ -1,7 +1,7 @@
 //! How a pair is judged: the options the DICE commands and `serve` share.
 
 use clap::Args;
-use ragjudge_dice::meta::protocol::Protocol;
+use ragjudge_dice::protocol::Protocol;
 use ragjudge_dice::run::run_protocol;
 
 /// The judging protocol and its switches.

@@ -8,73 +8,25 @@ use ragjudge_core::{InputError, Record};
 use serde::{Deserialize, Serialize};
 
 use crate::labels::{Label, PairLabels};
+use crate::pair::{Outcome, Pair, Side};
 
-/// Which output of a pair is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// The pair's first output.
-    First,
-    /// The pair's second output.
-    Second,
-    /// Neither.
-    Tie,
-}
-
-impl Outcome {
-    /// `first`, `second` or `tie`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::First => "first",
-            Outcome::Second => "second",
-            Outcome::Tie => "tie",
-        }
-    }
-
-    /// The outcome of a score of the first output in `[0, 1]` (0.5: even): a tie when it lies
-    /// within `margin` of 0.5 (DICE's hard scoring with threshold `margin`).
-    pub fn of_score(s_first: f64, margin: f64) -> Self {
-        if (s_first - 0.5).abs() <= margin {
-            Outcome::Tie
-        } else if s_first > 0.5 {
-            Outcome::First
-        } else {
-            Outcome::Second
-        }
-    }
-}
-
-/// One output of a pair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Side {
-    /// The answer.
-    pub answer: String,
-    /// Passages it was given (empty for instruction-following sets).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub contexts: Vec<String>,
-    /// The system that wrote it, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system: Option<String>,
-}
-
-/// A labelled pair.
+/// A labelled pair: a [`Pair`] of a set, with the human label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairItem {
     /// The set it belongs to (file stem).
     pub set: String,
-    /// Id within the set (`0`, `1`, ... for LLMBar files; `QID:SYS_A:SYS_B` for runs).
-    pub id: String,
-    /// The instruction or question.
-    pub instruction: String,
-    /// A reference answer, when the set has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<String>,
-    /// The first output.
-    pub first: Side,
-    /// The second output.
-    pub second: Side,
+    /// The pair; its id is the id within the set (`0`, `1`, ... for LLMBar files;
+    /// `QID:SYS_A:SYS_B` for runs).
+    #[serde(flatten)]
+    pub pair: Pair,
     /// The human label.
     pub gold: Outcome,
+}
+
+impl AsRef<Pair> for PairItem {
+    fn as_ref(&self) -> &Pair {
+        &self.pair
+    }
 }
 
 #[derive(Deserialize)]
@@ -118,15 +70,14 @@ pub fn read_llmbar(path: &Path) -> Result<Vec<PairItem>, InputError> {
                 }
             };
             let side = |answer: String| Side { answer, contexts: Vec::new(), system: None };
-            Ok(PairItem {
-                set: set.clone(),
+            let pair = Pair {
                 id: i.to_string(),
                 instruction: item.input,
                 reference: None,
                 first: side(item.output_1),
                 second: side(item.output_2),
-                gold,
-            })
+            };
+            Ok(PairItem { set: set.clone(), pair, gold })
         })
         .collect()
 }
@@ -138,11 +89,6 @@ pub fn pairs_from_runs(set: &str, records: &[Record], labels: &PairLabels) -> Re
         records.iter().map(|r| ((r.id.as_str(), r.system.as_str()), r)).collect();
     let mut keys: Vec<_> = labels.labels.iter().collect();
     keys.sort_by(|a, b| a.0.cmp(b.0));
-    let side = |r: &Record| Side {
-        answer: r.answer.clone(),
-        contexts: r.contexts.iter().map(|c| c.text.clone()).collect(),
-        system: Some(r.system.clone()),
-    };
     keys.into_iter()
         .map(|((id, sa, sb), label)| {
             let get = |s: &str| {
@@ -157,15 +103,8 @@ pub fn pairs_from_runs(set: &str, records: &[Record], labels: &PairLabels) -> Re
                 Label::B => Outcome::Second,
                 Label::Tie => Outcome::Tie,
             };
-            Ok(PairItem {
-                set: set.to_string(),
-                id: format!("{id}:{sa}:{sb}"),
-                instruction: a.query.clone(),
-                reference: a.reference.clone().or_else(|| b.reference.clone()),
-                first: side(a),
-                second: side(b),
-                gold,
-            })
+            let pair = Pair { id: format!("{id}:{sa}:{sb}"), ..Pair::of_records(a, b) };
+            Ok(PairItem { set: set.to_string(), pair, gold })
         })
         .collect()
 }
@@ -181,18 +120,10 @@ mod tests {
         std::fs::write(&p, r#"[{"input":"i","output_1":"a","output_2":"bb","label":2},{"input":"j","output_1":"c","output_2":"d","label":1}]"#).unwrap();
         let items = read_llmbar(&p).unwrap();
         assert_eq!(items.len(), 2);
-        assert_eq!((items[0].set.as_str(), items[0].id.as_str(), items[0].gold), ("toy", "0", Outcome::Second));
-        assert_eq!(items[1].first.answer, "c");
+        assert_eq!((items[0].set.as_str(), items[0].pair.id.as_str(), items[0].gold), ("toy", "0", Outcome::Second));
+        assert_eq!(items[1].pair.first.answer, "c");
         std::fs::write(&p, r#"[{"input":"i","output_1":"a","output_2":"b","label":3}]"#).unwrap();
         let e = read_llmbar(&p).unwrap_err().to_string();
         assert!(e.contains("toy.json") && e.contains("item 0") && e.contains("label"), "{e}");
-    }
-
-    #[test]
-    fn a_score_within_the_margin_is_a_tie() {
-        assert_eq!(Outcome::of_score(0.54, 0.05), Outcome::Tie);
-        assert_eq!(Outcome::of_score(0.56, 0.05), Outcome::First);
-        assert_eq!(Outcome::of_score(0.2, 0.05), Outcome::Second);
-        assert_eq!(Outcome::of_score(0.5, 0.0), Outcome::Tie);
     }
 }

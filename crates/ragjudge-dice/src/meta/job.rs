@@ -19,12 +19,13 @@ use serde_json::Value;
 
 use crate::labels::PairLabels;
 use crate::meta::consistency::{judge_support, read_consistency, rouge2_precision, ConsistencyItem};
-use crate::meta::items::{pairs_from_runs, read_llmbar, set_name, Outcome, PairItem};
-use crate::meta::protocol::{Protocol, ProtocolSettings, Verdict};
+use crate::meta::items::{pairs_from_runs, read_llmbar, set_name, PairItem};
 use crate::meta::stack::{cross_validate, metric_features, StackResult};
 use crate::meta::stats::{set_stats, SetStats};
 use crate::meta::table::{consistency_markdown, markdown};
 use crate::meta::{consistency_stats, evaluate_set, ConsistencyStats, ItemResult, StoredRow, STORED};
+use crate::pair::Outcome;
+use crate::protocol::{Protocol, ProtocolSettings, Verdict};
 use crate::run::read_run;
 
 /// Why a meta-evaluation could not run or write its outputs.
@@ -392,7 +393,7 @@ impl JudgeEval {
         let mut scores: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); self.sets.len()];
         for &protocol in &s.protocols {
             for (k, (set, items)) in self.sets.iter().enumerate() {
-                if protocol.needs_reference() && items.iter().any(|i| i.reference.is_none()) {
+                if protocol.needs_reference() && items.iter().any(|i| i.pair.reference.is_none()) {
                     progress(JudgeEvalProgress::Skipped { protocol, set });
                     scores[k].push(vec![None; items.len()]);
                     continue;

@@ -2,13 +2,12 @@
 //! sets (LLMBar, Zeng et al. 2024: FairEval, LLMEval², the adversarial sets) and on ragjudge runs
 //! with pairwise labels, per protocol, with its position and length biases and the baselines.
 //!
-//! Data flows one way: labelled pairs ([`items`]) -> a protocol's verdicts ([`protocol`]) ->
+//! Data flows one way: labelled pairs ([`items`]) -> a protocol's verdicts ([`crate::protocol`]) ->
 //! figures per set ([`stats`]).
 
 pub mod consistency;
 pub mod items;
 pub mod job;
-pub mod protocol;
 pub mod stack;
 pub mod stats;
 pub mod table;
@@ -20,8 +19,9 @@ use std::time::Instant;
 use ragjudge_models::Judge;
 use serde::{Deserialize, Serialize};
 
-use items::{Outcome, PairItem};
-use protocol::{judge_items, Protocol, ProtocolSettings, Verdict};
+use crate::pair::Outcome;
+use crate::protocol::{judge_items, Protocol, ProtocolSettings, Verdict};
+use items::PairItem;
 use stats::{set_stats, SetStats};
 
 /// One pair's result under one protocol: the verdict, or why there is none.
@@ -66,7 +66,7 @@ pub fn evaluate_set(
             };
             results.push(ItemResult {
                 set: set.to_string(),
-                id: item.id.clone(),
+                id: item.pair.id.clone(),
                 protocol,
                 gold: item.gold,
                 verdict,

@@ -9,7 +9,8 @@ use ragjudge_lexical::squad::token_f1;
 use ragjudge_stats::logistic::Logistic;
 use serde::{Deserialize, Serialize};
 
-use crate::meta::items::{Outcome, PairItem};
+use crate::meta::items::PairItem;
+use crate::pair::Outcome;
 
 /// Ridge of the stacker's weights.
 pub const RIDGE: f64 = 1.0;
@@ -17,17 +18,17 @@ pub const RIDGE: f64 = 1.0;
 /// The question a pair belongs to: the id before the first `:` (`QID:SYS_A:SYS_B` for runs),
 /// else the whole id.
 pub fn group_of(item: &PairItem) -> &str {
-    item.id.split(':').next().unwrap_or(&item.id)
+    item.pair.id.split(':').next().unwrap_or(&item.pair.id)
 }
 
 /// Metric features of a pair: token F1 against the reference of the first output minus the
 /// second's (0 without a reference), and `tanh` of the length difference in hundreds of characters.
 pub fn metric_features(item: &PairItem) -> Vec<f64> {
-    let f1 = |a: &str| item.reference.as_deref().map_or(0.0, |r| token_f1(a, r));
+    let f1 = |a: &str| item.pair.reference.as_deref().map_or(0.0, |r| token_f1(a, r));
     let len = |a: &str| a.chars().count() as f64;
     vec![
-        f1(&item.first.answer) - f1(&item.second.answer),
-        ((len(&item.first.answer) - len(&item.second.answer)) / 100.0).tanh(),
+        f1(&item.pair.first.answer) - f1(&item.pair.second.answer),
+        ((len(&item.pair.first.answer) - len(&item.pair.second.answer)) / 100.0).tanh(),
     ]
 }
 
@@ -120,19 +121,18 @@ pub fn cross_validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::items::Side;
+    use crate::pair::{Pair, Side};
 
     fn item(q: usize, a: &str, b: &str, gold: Outcome) -> PairItem {
         let side = |s: &str| Side { answer: s.into(), contexts: Vec::new(), system: None };
-        PairItem {
-            set: "t".into(),
+        let pair = Pair {
             id: format!("q{q}:x:y"),
             instruction: "q".into(),
             reference: Some("paris is the capital".into()),
             first: side(a),
             second: side(b),
-            gold,
-        }
+        };
+        PairItem { set: "t".into(), pair, gold }
     }
 
     #[test]

@@ -4,8 +4,9 @@
 use ragjudge_stats::{cohen_kappa, wilson, Weights};
 use serde::{Deserialize, Serialize};
 
-use crate::meta::items::{Outcome, PairItem};
-use crate::meta::protocol::Verdict;
+use crate::meta::items::PairItem;
+use crate::pair::Outcome;
+use crate::protocol::Verdict;
 
 /// One row of the meta-evaluation table: a protocol on a set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -61,7 +62,7 @@ fn share(num: usize, den: usize) -> Option<f64> {
 
 /// Which output is longer in characters (`None` when equally long).
 pub fn longer(item: &PairItem) -> Option<Outcome> {
-    let (a, b) = (item.first.answer.chars().count(), item.second.answer.chars().count());
+    let (a, b) = (item.pair.first.answer.chars().count(), item.pair.second.answer.chars().count());
     match a.cmp(&b) {
         std::cmp::Ordering::Greater => Some(Outcome::First),
         std::cmp::Ordering::Less => Some(Outcome::Second),
@@ -130,20 +131,13 @@ pub fn set_stats(set: &str, protocol: &str, items: &[PairItem], verdicts: &[Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::items::Side;
-    use crate::meta::protocol::OrderVerdict;
+    use crate::pair::{Pair, Side};
+    use crate::protocol::OrderVerdict;
 
     fn item(a: &str, b: &str, gold: Outcome) -> PairItem {
         let side = |s: &str| Side { answer: s.into(), contexts: Vec::new(), system: None };
-        PairItem {
-            set: "t".into(),
-            id: "0".into(),
-            instruction: "q".into(),
-            reference: None,
-            first: side(a),
-            second: side(b),
-            gold,
-        }
+        let pair = Pair { id: "0".into(), instruction: "q".into(), reference: None, first: side(a), second: side(b) };
+        PairItem { set: "t".into(), pair, gold }
     }
 
     fn verdict(outcome: Outcome, orders: &[(bool, Outcome)]) -> Verdict {
@@ -152,7 +146,18 @@ mod tests {
             outcome,
             orders: orders
                 .iter()
-                .map(|&(swapped, outcome)| OrderVerdict { swapped, s_first: 0.5, outcome, label_probs: None })
+                .map(|&(swapped, outcome)| OrderVerdict {
+                    swapped,
+                    s_first: 0.5,
+                    outcome,
+                    label_probs: ragjudge_models::LabelProbs {
+                        labels: vec!["a".into(), "b".into()],
+                        probs: vec![0.5, 0.5],
+                        logits: vec![0.0; 2],
+                        label_mass: None,
+                        source: ragjudge_models::ProbSource::Logits,
+                    },
+                })
                 .collect(),
             grades: None,
             claims: None,

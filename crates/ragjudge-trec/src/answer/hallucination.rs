@@ -21,7 +21,8 @@ use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::Serialize;
 use serde_json::json;
 
-use super::entailment::{select_premise, truncate_chars, EntailmentModel, DEFAULT_PREMISE_SENTENCES, MAX_SOURCE_CHARS};
+use super::entailment::{truncate_chars, EntailmentModel, MAX_SOURCE_CHARS};
+use ragjudge_lexical::premise::{select_premise, DEFAULT_PREMISE_SENTENCES};
 
 /// How per-sentence entailment probabilities become one score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -28,4 +28,4 @@ pub use consistency::{
 pub use entailment::{EntailmentModel, MAX_SOURCE_CHARS};
 pub use golden::{FactualCorrectness, FactualCorrectnessScorer, GoldenAnswerMetric, SemanticSimilarity};
 pub use hallucination::{HallucinationMetric, HallucinationOptions, HallucinationScore, SentenceAggregate};
-pub use no_answer::{lexical_no_answer, share_answered, share_answered_column, AnswerAttempt, NoAnswerMetric};
+pub use no_answer::{share_answered, share_answered_column, AnswerAttempt, NoAnswerMetric};

@@ -5,7 +5,7 @@ mod args;
 pub use args::ServeArgs;
 
 use anyhow::{Context, Result};
-use ragjudge_dice::meta::protocol::ProtocolSettings;
+use ragjudge_dice::protocol::ProtocolSettings;
 use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings};
 use ragjudge_eval::models::{backends, EncoderSettings, ModelSettings};
 use ragjudge_serve::{App, JudgeService, Scorer};

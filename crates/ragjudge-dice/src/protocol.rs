@@ -1,4 +1,4 @@
-//! Judging protocols, each turning a labelled pair into a score of its first output in `[0, 1]`
+//! Judging protocols, each turning a [`Pair`] into a score of its first output in `[0, 1]`
 //! (0.5: even) and an outcome, so that they are measured the same way:
 //!
 //! - `dice`: DICE's three-label verdict (A, B, C = tie) without the reasoning stage, both orders
@@ -17,13 +17,14 @@
 
 use std::sync::{Arc, OnceLock};
 
+use ragjudge_core::text::Lang;
 use ragjudge_core::{Context, Record};
 use ragjudge_models::{Judge, LabelProbs, Message, ModelError, Prompt};
 use serde::{Deserialize, Serialize};
 
 use crate::claims::{check_answers, label_probs_unique, ClaimCheck, Graded};
 use crate::judgement::{JudgeOptions, PairwiseJudge, Probs};
-use crate::meta::items::{Outcome, PairItem, Side};
+use crate::pair::{Outcome, Pair, Side};
 use crate::prompts::{fill, section, sections};
 
 /// A judging protocol.
@@ -82,6 +83,15 @@ impl Protocol {
         Self::ALL.into_iter().find(|p| p.name() == name.trim())
     }
 
+    /// The language of its prompts: English for the protocols for small judges (their prompts
+    /// exist in English only); `None` for DICE, whose prompt language follows the question.
+    pub fn prompt_lang(self) -> Option<Lang> {
+        match self {
+            Protocol::Dice | Protocol::DiceReasoning => None,
+            Protocol::TwoLabel | Protocol::Pointwise | Protocol::Ensemble | Protocol::Claims => Some(Lang::En),
+        }
+    }
+
     /// The versions of the prompts it uses.
     pub fn prompt_version(self) -> &'static str {
         match self {
@@ -121,8 +131,7 @@ pub struct OrderVerdict {
     /// The order's outcome (its argmax).
     pub outcome: Outcome,
     /// What the backend returned for the labels, in presentation terms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label_probs: Option<LabelProbs>,
+    pub label_probs: LabelProbs,
 }
 
 impl OrderVerdict {
@@ -157,8 +166,8 @@ pub struct Verdict {
 pub const PAIR2_VERSION: &str = "pair2-en-v1";
 /// Prompt version of `pointwise`.
 pub const GRADE_VERSION: &str = "grade-en-v1";
-const PAIR2_V1: &str = include_str!("../../prompts/pair2-en-v1.txt");
-const GRADE_V1: &str = include_str!("../../prompts/grade-en-v1.txt");
+const PAIR2_V1: &str = include_str!("../prompts/pair2-en-v1.txt");
+const GRADE_V1: &str = include_str!("../prompts/grade-en-v1.txt");
 /// The grades of `pointwise`, as labels.
 const GRADES: [&str; 5] = ["1", "2", "3", "4", "5"];
 
@@ -173,7 +182,7 @@ fn grade() -> &'static [(String, String)] {
 }
 
 /// The `two-label` prompt showing `a` as Output (a) and `b` as Output (b).
-pub fn two_label_prompt(item: &PairItem, a: &Side, b: &Side) -> Prompt {
+pub fn two_label_prompt(item: &Pair, a: &Side, b: &Side) -> Prompt {
     let s = pair2();
     let get = |name: &str| section(s, PAIR2_VERSION, name);
     let mut parts = vec![get("head")];
@@ -195,7 +204,7 @@ pub fn two_label_prompt(item: &PairItem, a: &Side, b: &Side) -> Prompt {
 }
 
 /// The `pointwise` prompt grading `side` alone.
-pub fn grade_prompt(item: &PairItem, side: &Side) -> Prompt {
+pub fn grade_prompt(item: &Pair, side: &Side) -> Prompt {
     let s = grade();
     let get = |name: &str| section(s, GRADE_VERSION, name);
     let mut parts = vec![fill(&get("instruction"), &[("query", &item.instruction)])];
@@ -215,7 +224,7 @@ pub fn expected_grade(lp: &LabelProbs) -> f64 {
     lp.probs.iter().enumerate().map(|(k, p)| (k + 1) as f64 * p).sum()
 }
 
-fn record(item: &PairItem, side: &Side, name: &str) -> Record {
+fn record(item: &Pair, side: &Side, name: &str) -> Record {
     Record {
         id: item.id.clone(),
         system: side.system.clone().unwrap_or_else(|| name.to_string()),
@@ -231,15 +240,16 @@ fn outcome_of(p: Probs) -> Outcome {
     [Outcome::First, Outcome::Second, Outcome::Tie][p.argmax()]
 }
 
-/// Judges `items` with `protocol`; one result per item, in order. Calls go to the backend in one
-/// batch (`label_probs_many`), so concurrent backends run them in parallel; one item's failure
-/// does not stop the others.
-pub fn judge_items(
+/// Judges `items` (pairs, or labelled pairs) with `protocol`; one result per item, in order.
+/// Calls go to the backend in one batch (`label_probs_many`), so concurrent backends run them in
+/// parallel; one item's failure does not stop the others.
+pub fn judge_items<P: AsRef<Pair>>(
     judge: &Arc<dyn Judge>,
     protocol: Protocol,
-    items: &[PairItem],
+    items: &[P],
     settings: &ProtocolSettings,
 ) -> Vec<Result<Verdict, ModelError>> {
+    let items: Vec<&Pair> = items.iter().map(AsRef::as_ref).collect();
     match protocol {
         Protocol::Dice | Protocol::DiceReasoning => {
             let opts = JudgeOptions {
@@ -266,7 +276,7 @@ pub fn judge_items(
                                 swapped: o.order.is_swapped(),
                                 s_first: p.a + p.tie / 2.0,
                                 outcome: outcome_of(p),
-                                label_probs: Some(o.label_probs.clone()),
+                                label_probs: o.label_probs.clone(),
                             }
                         })
                         .collect();
@@ -300,12 +310,7 @@ pub fn judge_items(
                     let (ab, ba) = (ab?, ba?);
                     let order = |swapped: bool, lp: LabelProbs| {
                         let s_first = if swapped { 1.0 - lp.probs[0] } else { lp.probs[0] };
-                        OrderVerdict {
-                            swapped,
-                            s_first,
-                            outcome: Outcome::of_score(s_first, 0.0),
-                            label_probs: Some(lp),
-                        }
+                        OrderVerdict { swapped, s_first, outcome: Outcome::of_score(s_first, 0.0), label_probs: lp }
                     };
                     let orders = vec![order(false, ab), order(true, ba)];
                     let s_first = (orders[0].s_first + orders[1].s_first) / 2.0;
@@ -320,8 +325,8 @@ pub fn judge_items(
                 .collect()
         }
         Protocol::Ensemble => {
-            let two = judge_items(judge, Protocol::TwoLabel, items, settings);
-            let point = judge_items(judge, Protocol::Pointwise, items, settings);
+            let two = judge_items(judge, Protocol::TwoLabel, &items, settings);
+            let point = judge_items(judge, Protocol::Pointwise, &items, settings);
             two.into_iter()
                 .zip(point)
                 .map(|(t, p)| {
@@ -338,7 +343,7 @@ pub fn judge_items(
                 .collect()
         }
         Protocol::Pointwise | Protocol::Claims => {
-            let sides: Vec<(&PairItem, &Side)> = items.iter().flat_map(|i| [(i, &i.first), (i, &i.second)]).collect();
+            let sides: Vec<(&Pair, &Side)> = items.iter().flat_map(|&i| [(i, &i.first), (i, &i.second)]).collect();
             let mut grades = grade_sides(judge, protocol, &sides, settings).into_iter();
             items
                 .iter()
@@ -414,7 +419,7 @@ pub fn verdict_of_grades(a: AnswerGrade, b: AnswerGrade, tie_margin: f64) -> Ver
 pub fn grade_sides(
     judge: &Arc<dyn Judge>,
     protocol: Protocol,
-    sides: &[(&PairItem, &Side)],
+    sides: &[(&Pair, &Side)],
     settings: &ProtocolSettings,
 ) -> Vec<Result<AnswerGrade, ModelError>> {
     match protocol {
@@ -456,18 +461,15 @@ pub fn grade_sides(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::items::Side;
 
-    fn item(reference: Option<&str>) -> PairItem {
+    fn item(reference: Option<&str>) -> Pair {
         let side = |a: &str| Side { answer: a.into(), contexts: Vec::new(), system: None };
-        PairItem {
-            set: "t".into(),
+        Pair {
             id: "0".into(),
             instruction: "Name a {colour}.".into(),
             reference: reference.map(String::from),
             first: side("red"),
             second: side("blue"),
-            gold: Outcome::First,
         }
     }
 
@@ -535,7 +537,14 @@ mod tests {
 
     #[test]
     fn a_shown_first_pick_is_read_in_presentation_terms() {
-        let o = |swapped, outcome| OrderVerdict { swapped, s_first: 0.0, outcome, label_probs: None };
+        let lp = LabelProbs {
+            labels: vec!["a".into(), "b".into()],
+            probs: vec![0.5, 0.5],
+            logits: vec![0.0; 2],
+            label_mass: None,
+            source: ragjudge_models::ProbSource::Logits,
+        };
+        let o = |swapped, outcome| OrderVerdict { swapped, s_first: 0.0, outcome, label_probs: lp.clone() };
         assert_eq!(o(false, Outcome::First).picked_shown_first(), Some(true));
         assert_eq!(o(true, Outcome::First).picked_shown_first(), Some(false));
         assert_eq!(o(true, Outcome::Second).picked_shown_first(), Some(true));
