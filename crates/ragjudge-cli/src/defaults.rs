@@ -4,6 +4,10 @@
 
 use crate::cli::{Cli, Command};
 use clap::Parser;
+use ragjudge_analysis::perturb::job::PerturbSettings;
+use ragjudge_analysis::robustness::RobustnessSettings;
+use ragjudge_analysis::WeaknessSettings;
+use ragjudge_dice::meta::job::JudgeEvalSettings;
 use ragjudge_dice::run::DiceRunOptions;
 use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
@@ -42,4 +46,29 @@ fn dice_options_left_alone_are_the_library_defaults() {
         let want = DiceRunOptions { output: Some("out".into()), ..DiceRunOptions::default() };
         assert_eq!(dice.options().unwrap(), want, "{}", args[0]);
     }
+}
+
+#[test]
+fn analysis_options_left_alone_are_the_library_defaults() {
+    let Command::Weakness(a) = parse(&["weakness", "--scores", "s.csv", "--by", "topic"]) else {
+        panic!("not weakness")
+    };
+    let want = WeaknessSettings { dimensions: vec!["topic".into()], ..WeaknessSettings::default() };
+    assert_eq!(a.job().settings, want);
+    let Command::Robustness(a) = parse(&["robustness", "--original", "o.csv", "--variants", "v.csv"]) else {
+        panic!("not robustness")
+    };
+    assert_eq!(a.job().unwrap().settings, RobustnessSettings::default());
+    let Command::Perturb(a) = parse(&["perturb", "--input", "r.jsonl", "--output", "v.jsonl"]) else {
+        panic!("not perturb")
+    };
+    assert_eq!(a.settings(), PerturbSettings::default());
+}
+
+#[test]
+fn judge_eval_options_left_alone_are_the_library_defaults() {
+    let Command::JudgeEval(a) = parse(&["judge-eval", "--set", "s.json", "--output", "out"]) else {
+        panic!("not judge-eval")
+    };
+    assert_eq!(a.settings().unwrap(), JudgeEvalSettings::default());
 }

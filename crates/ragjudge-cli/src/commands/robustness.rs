@@ -77,7 +77,7 @@ fn rule(s: &str, option: &str) -> Result<(String, f64, bool)> {
 
 impl RobustnessArgs {
     /// The library job these options describe.
-    fn job(&self) -> Result<RobustnessJob> {
+    pub(crate) fn job(&self) -> Result<RobustnessJob> {
         let correct = match &self.correct {
             Some(s) => match rule(s, "--correct")? {
                 (column, threshold, true) => Some(Correctness { column, threshold }),

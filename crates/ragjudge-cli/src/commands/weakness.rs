@@ -50,7 +50,7 @@ pub struct WeaknessArgs {
 
 impl WeaknessArgs {
     /// The library job these options describe.
-    fn job(&self) -> WeaknessJob {
+    pub(crate) fn job(&self) -> WeaknessJob {
         let settings = WeaknessSettings {
             dimensions: self.by.iter().map(|s| s.trim().to_string()).collect(),
             alpha: self.alpha,
