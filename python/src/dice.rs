@@ -10,7 +10,7 @@ use ragjudge_dice::compare::{compare as compare_job, CompareOutcome};
 use ragjudge_dice::run::{run_protocol, DiceRun, DiceRunOptions};
 use ragjudge_dice::tournament::{Format as TourFormat, RankBy, TournamentConfig};
 use ragjudge_eval::models::backends::judge_or_dry_run;
-use ragjudge_eval::models::JudgeSettings;
+use ragjudge_eval::models::{JudgeSettings, ModelSettings};
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -84,8 +84,8 @@ fn setup(
 /// go to `output`.
 #[pyfunction]
 #[pyo3(signature = (
-    a, b, output, *, judge="local:qwen2.5-1.5b".to_string(), protocol="dice", reasoning=true, swap=true, tau=0.1,
-    limit=None, ids=Vec::new(), lang="auto", debias=false, cache=None, no_cache=false, threads=None
+    a, b, output, *, judge=ModelSettings::default().judge.spec, protocol="dice", reasoning=true, swap=true, tau=0.1,
+    limit=None, ids=DiceRunOptions::default().ids, lang="auto", debias=false, cache=None, no_cache=false, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
@@ -130,8 +130,8 @@ pub fn compare(
 /// `(report_json, trust_text)`; `leaderboard.json`, traces and labels go to `output`.
 #[pyfunction]
 #[pyo3(signature = (
-    records, output, *, judge="local:qwen2.5-1.5b".to_string(), protocol="dice", format="swiss", rounds=None,
-    rank_by="bt", seed=0, reasoning=true, swap=true, tau=0.1, limit=None, ids=Vec::new(),
+    records, output, *, judge=ModelSettings::default().judge.spec, protocol="dice", format="swiss", rounds=None,
+    rank_by="bt", seed=0, reasoning=true, swap=true, tau=0.1, limit=None, ids=DiceRunOptions::default().ids,
     lang="auto", debias=false, cache=None, no_cache=false, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]

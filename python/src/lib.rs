@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod calibrate;
+mod defaults;
 mod dice;
 mod error;
 mod fuse;
@@ -34,5 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(weakness::weakness, m)?)?;
     m.add_function(wrap_pyfunction!(dice::compare, m)?)?;
     m.add_function(wrap_pyfunction!(dice::tournament, m)?)?;
+    // Private (not in `__all__`, no stub): read by the tests only.
+    m.setattr("_library_defaults", wrap_pyfunction!(defaults::_library_defaults, m)?)?;
     Ok(())
 }

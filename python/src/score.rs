@@ -62,10 +62,10 @@ fn parse_format(name: &str) -> PyResult<Format> {
 #[pyo3(signature = (
     records=None, paths=None, *, metrics=vec!["lexical".to_string(), "ciu".to_string(), "retrieval".to_string()],
     system=None, format="auto", skip_invalid=false, bootstrap=1000, seed=0, threads=None,
-    k=vec![1, 3, 5], relevance_threshold=2.0, skip_short_lists=false, rouge_stemmer=false,
+    k=MetricSettings::default().retrieval.ks, relevance_threshold=2.0, skip_short_lists=false, rouge_stemmer=false,
     ciu_c_char=0.005, ciu_position=true, ciu_frequency=true, ciu_effort=true, ruber_model=None,
-    embedder="minilm".to_string(), nli=None, pii_model="pii-ner".to_string(), batch_size=32,
-    judge="local:qwen2.5-1.5b".to_string(), cache=None, no_cache=false
+    embedder=ModelSettings::default().embedder, nli=None, pii_model=ModelSettings::default().pii_model,
+    batch_size=32, judge=ModelSettings::default().judge.spec, cache=None, no_cache=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn score(

@@ -1,0 +1,58 @@
+//! The library's default settings under the Python parameter names that set them, so that a test
+//! (`python/tests/test_defaults.py`) checks every default in the signatures and in the typed stubs
+//! against the one place it is declared: the library's `Default` implementations.
+
+use pyo3::prelude::*;
+use ragjudge_analysis::WeaknessSettings;
+use ragjudge_dice::run::DiceRunOptions;
+use ragjudge_eval::families::MetricSettings;
+use ragjudge_eval::models::ModelSettings;
+use ragjudge_eval::EvalSettings;
+use serde_json::{json, Value};
+
+fn score() -> Value {
+    let (m, models, eval) = (MetricSettings::default(), ModelSettings::default(), EvalSettings::default());
+    json!({
+        "skip_invalid": eval.skip_invalid,
+        "bootstrap": eval.bootstrap,
+        "seed": eval.seed,
+        "k": m.retrieval.ks,
+        "relevance_threshold": m.retrieval.relevance_threshold,
+        "skip_short_lists": m.retrieval.skip_short_lists,
+        "rouge_stemmer": m.lexical.rouge_stemmer,
+        "ciu_c_char": m.ciu.c_char,
+        "ciu_position": m.ciu.position_discount,
+        "ciu_frequency": m.ciu.frequency_discount,
+        "ciu_effort": m.ciu.effort,
+        "embedder": models.embedder,
+        "nli": models.nli,
+        "pii_model": models.pii_model,
+        "batch_size": models.encoder.batch_size,
+        "judge": models.judge.spec,
+    })
+}
+
+fn dice() -> Value {
+    let (d, models) = (DiceRunOptions::default(), ModelSettings::default());
+    json!({
+        "judge": models.judge.spec,
+        "protocol": d.protocol.name(),
+        "reasoning": d.reasoning,
+        "swap": d.swap,
+        "tau": d.tau,
+        "limit": d.limit,
+        "ids": d.ids,
+        "debias": d.debias,
+    })
+}
+
+fn weakness() -> Value {
+    let w = WeaknessSettings::default();
+    json!({ "alpha": w.alpha, "min_n": w.min_n, "bootstrap": w.bootstrap, "seed": w.seed })
+}
+
+/// `{function: {parameter: default}}` as JSON text, from the library's settings types.
+#[pyfunction]
+pub fn _library_defaults() -> String {
+    json!({ "score": score(), "compare": dice(), "tournament": dice(), "weakness": weakness() }).to_string()
+}
