@@ -37,18 +37,7 @@ build target/opt3 "${overrides[@]}"
 
 input="$out/records_$n.parquet"
 if [ ! -s "$input" ]; then
-    python3 - "$n" "$input" <<'PY'
-import json, sys
-import pyarrow as pa, pyarrow.parquet as pq
-n, path = int(sys.argv[1]), sys.argv[2]
-base = []
-for s in ["oracle", "partial", "abstain", "wrong"]:
-    with open(f"examples/runs/{s}.jsonl", encoding="utf-8") as f:
-        base += [json.loads(l) for l in f if l.strip()]
-rows = [dict(base[i % len(base)], id=f"{base[i % len(base)]['id']}-{i}") for i in range(n)]
-cols = ["id", "system", "query", "answer", "reference", "contexts"]
-pq.write_table(pa.table({c: [r.get(c) for r in rows] for c in cols}), path)
-PY
+    python3 bench/example_records.py "$n" "$input"
 fi
 
 seconds() { # COMMAND...: wall seconds, best of 3

@@ -10,20 +10,7 @@ command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install t
 cargo build --release -q -p ragjudge-cli
 input="$out/records_$n.jsonl"
 if [ ! -s "$input" ]; then
-    # Cycle the bundled example records with fresh ids, so every record is a realistic one.
-    python3 - "$n" "$input" <<'PY'
-import json, sys
-n, path = int(sys.argv[1]), sys.argv[2]
-base = []
-for s in ["oracle", "partial", "abstain", "wrong"]:
-    with open(f"examples/runs/{s}.jsonl", encoding="utf-8") as f:
-        base += [json.loads(l) for l in f if l.strip()]
-with open(path, "w", encoding="utf-8") as f:
-    for i in range(n):
-        r = dict(base[i % len(base)])
-        r["id"] = f"{r['id']}-{i}"
-        f.write(json.dumps(r, ensure_ascii=False) + "\n")
-PY
+    python3 bench/example_records.py "$n" "$input"
 fi
 size=$(du -h "$input" | cut -f1)
 /usr/bin/time -v target/release/ragjudge score --input "$input" --output "$out/scores_$n.csv" \
