@@ -8,6 +8,8 @@ use ragjudge_dice::run::DiceRunOptions;
 use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
 use ragjudge_eval::EvalSettings;
+use ragjudge_testgen::strata::DEFAULT_MIN_POINTS;
+use ragjudge_testgen::{ClusterMethod, ReadOptions, TestgenSettings};
 use serde_json::{json, Value};
 
 fn score() -> Value {
@@ -46,6 +48,32 @@ fn dice() -> Value {
     })
 }
 
+fn testgen() -> Value {
+    let t = TestgenSettings::default();
+    let (cluster, max_topics) = match t.strata.method {
+        ClusterMethod::KMeans(k) => ("kmeans", Some(k.k_max)),
+        ClusterMethod::Dbscan { .. } => ("dbscan", None),
+    };
+    json!({
+        "judge": ModelSettings::default().judge.spec,
+        "sample": t.sample.total,
+        "per_chunk": t.per_chunk,
+        "allocation": t.sample.allocation,
+        "min_per_topic": t.sample.min_per_stratum,
+        "per_topic": t.selection.per_topic,
+        "cluster": cluster,
+        "max_topics": max_topics,
+        "min_points": DEFAULT_MIN_POINTS,
+        "dims": t.strata.dims,
+        "chunk_tokens": t.chunk.max_tokens,
+        "overlap": t.chunk.overlap_sentences,
+        "retries": t.generation.retries,
+        "seed": t.sample.seed,
+        "embedder": ModelSettings::default().embedder,
+        "skip_invalid": ReadOptions::default().skip_invalid,
+    })
+}
+
 fn weakness() -> Value {
     let w = WeaknessSettings::default();
     json!({ "alpha": w.alpha, "min_n": w.min_n, "bootstrap": w.bootstrap, "seed": w.seed })
@@ -54,5 +82,6 @@ fn weakness() -> Value {
 /// `{function: {parameter: default}}` as JSON text, from the library's settings types.
 #[pyfunction]
 pub fn _library_defaults() -> String {
-    json!({ "score": score(), "compare": dice(), "tournament": dice(), "weakness": weakness() }).to_string()
+    json!({ "score": score(), "compare": dice(), "tournament": dice(), "testgen": testgen(), "weakness": weakness() })
+        .to_string()
 }

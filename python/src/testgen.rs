@@ -5,7 +5,7 @@ use crate::error::value_error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ragjudge_eval::models::backends::{embedder as load_embedder, judge as load_judge};
-use ragjudge_eval::models::EncoderSettings;
+use ragjudge_eval::models::{EncoderSettings, ModelSettings};
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
@@ -40,10 +40,10 @@ fn text(bytes: Result<Vec<u8>, TestgenError>) -> Result<String, String> {
 /// model call with `dry_run`).
 #[pyfunction]
 #[pyo3(signature = (
-    corpus, *, judge="local:qwen2.5-1.5b".to_string(), sample=24, per_chunk=1, types=None,
+    corpus, *, judge=ModelSettings::default().judge.spec, sample=24, per_chunk=1, types=None,
     allocation="proportional", weights=None, min_per_topic=1, per_topic=0, cluster="kmeans", topics=None,
     max_topics=12, eps=None, min_points=4, dims=10, chunk_tokens=160, overlap=1, retries=2, seed=0,
-    embedder="minilm".to_string(), skip_invalid=false, dry_run=false, cache=None, no_cache=false, threads=None
+    embedder=ModelSettings::default().embedder, skip_invalid=false, dry_run=false, cache=None, no_cache=false, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn testgen(

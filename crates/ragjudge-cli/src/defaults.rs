@@ -12,6 +12,7 @@ use ragjudge_dice::run::DiceRunOptions;
 use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
 use ragjudge_eval::EvalSettings;
+use ragjudge_testgen::TestgenSettings;
 
 fn parse(args: &[&str]) -> Command {
     Cli::try_parse_from(std::iter::once("ragjudge").chain(args.iter().copied())).unwrap().command
@@ -71,4 +72,14 @@ fn judge_eval_options_left_alone_are_the_library_defaults() {
         panic!("not judge-eval")
     };
     assert_eq!(a.settings().unwrap(), JudgeEvalSettings::default());
+}
+
+#[test]
+fn testgen_options_left_alone_are_the_library_defaults() {
+    let Command::Testgen(a) = parse(&["testgen", "--corpus", "docs.jsonl", "--output", "q.jsonl"]) else {
+        panic!("not testgen")
+    };
+    // Compared as the JSON the summary records them in (the option types have no PartialEq).
+    let json = |s: &TestgenSettings| serde_json::to_value(s).unwrap();
+    assert_eq!(json(&crate::commands::testgen::settings(&a).unwrap()), json(&TestgenSettings::default()));
 }

@@ -41,6 +41,22 @@ pub struct TestgenSettings {
     pub batch: usize,
 }
 
+impl Default for TestgenSettings {
+    /// Every query type, one question per sampled chunk, and each part's own defaults.
+    fn default() -> Self {
+        Self {
+            chunk: ChunkOptions::default(),
+            strata: StrataOptions::default(),
+            sample: SampleOptions::default(),
+            types: QueryType::ALL.to_vec(),
+            per_chunk: 1,
+            generation: GenOptions::default(),
+            selection: SelectOptions::default(),
+            batch: 32,
+        }
+    }
+}
+
 /// The plan before any model is called.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {

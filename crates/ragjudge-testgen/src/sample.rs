@@ -37,6 +37,12 @@ pub struct SampleOptions {
     pub seed: u64,
 }
 
+impl Default for SampleOptions {
+    fn default() -> Self {
+        Self { total: 24, allocation: Allocation::Proportional, min_per_stratum: 1, seed: 0 }
+    }
+}
+
 /// What was drawn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sample {

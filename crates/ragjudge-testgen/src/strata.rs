@@ -14,6 +14,9 @@ use crate::error::TestgenError;
 use crate::reduce::{to_matrix, Projection};
 use crate::topics::{class_tfidf, terms};
 
+/// DBSCAN's default neighbours (the point included) that make a core point.
+pub const DEFAULT_MIN_POINTS: usize = 4;
+
 /// Which clustering makes the strata.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -74,7 +74,7 @@ pub struct TestgenArgs {
     #[arg(long)]
     pub eps: Option<f64>,
     /// DBSCAN neighbours of a core point (itself included).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = ragjudge_testgen::strata::DEFAULT_MIN_POINTS)]
     pub min_points: usize,
     /// PCA dimensions of the clustering.
     #[arg(long, default_value_t = 10)]

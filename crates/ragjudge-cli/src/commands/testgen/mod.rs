@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 pub use args::{Allocate, Clusterer, TestgenArgs};
 
-fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
+pub(crate) fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
     let types = args
         .types
         .iter()
