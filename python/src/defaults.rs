@@ -8,6 +8,7 @@ use ragjudge_dice::run::DiceRunOptions;
 use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
 use ragjudge_eval::EvalSettings;
+use ragjudge_fusion::job::FitSettings;
 use ragjudge_testgen::strata::DEFAULT_MIN_POINTS;
 use ragjudge_testgen::{ClusterMethod, ReadOptions, TestgenSettings};
 use serde_json::{json, Value};
@@ -74,6 +75,11 @@ fn testgen() -> Value {
     })
 }
 
+fn fuse_fit() -> Value {
+    let f = FitSettings::default();
+    json!({ "model": f.model.name(), "seed": f.seed, "epochs": f.epochs, "binarize": f.binarize, "folds": f.folds })
+}
+
 fn weakness() -> Value {
     let w = WeaknessSettings::default();
     json!({ "alpha": w.alpha, "min_n": w.min_n, "bootstrap": w.bootstrap, "seed": w.seed })
@@ -82,6 +88,13 @@ fn weakness() -> Value {
 /// `{function: {parameter: default}}` as JSON text, from the library's settings types.
 #[pyfunction]
 pub fn _library_defaults() -> String {
-    json!({ "score": score(), "compare": dice(), "tournament": dice(), "testgen": testgen(), "weakness": weakness() })
-        .to_string()
+    let defaults = json!({
+        "score": score(),
+        "compare": dice(),
+        "tournament": dice(),
+        "testgen": testgen(),
+        "fuse_fit": fuse_fit(),
+        "weakness": weakness(),
+    });
+    defaults.to_string()
 }

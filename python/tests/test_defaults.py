@@ -22,6 +22,7 @@ NOT_SETTINGS = {
     "compare": {"a", "b", "output", "lang", "cache", "no_cache", "threads"},
     "tournament": {"records", "output", "format", "rounds", "rank_by", "seed", "lang", "cache", "no_cache", "threads"},
     "weakness": {"systems", "values", "strata", "by"},
+    "fuse_fit": {"x", "y", "inputs", "label_column", "definitions", "label_file"},
     # `types=None` is the library's every type; topics and eps left open choose them from the data.
     "testgen": {"corpus", "types", "weights", "topics", "eps", "dry_run", "cache", "no_cache", "threads"},
 }

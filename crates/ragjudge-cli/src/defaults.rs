@@ -12,6 +12,7 @@ use ragjudge_dice::run::DiceRunOptions;
 use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
 use ragjudge_eval::EvalSettings;
+use ragjudge_fusion::job::FitSettings;
 use ragjudge_testgen::TestgenSettings;
 
 fn parse(args: &[&str]) -> Command {
@@ -82,4 +83,12 @@ fn testgen_options_left_alone_are_the_library_defaults() {
     // Compared as the JSON the summary records them in (the option types have no PartialEq).
     let json = |s: &TestgenSettings| serde_json::to_value(s).unwrap();
     assert_eq!(json(&crate::commands::testgen::settings(&a).unwrap()), json(&TestgenSettings::default()));
+}
+
+#[test]
+fn fuse_fit_options_left_alone_are_the_library_defaults() {
+    let args = ["fuse", "fit", "--scores", "s.csv", "--labels", "l.csv", "--label-col", "y", "--save", "m.json"];
+    let Command::Fuse(a) = parse(&args) else { panic!("not fuse") };
+    let crate::commands::fuse::FuseCommand::Fit(fit) = a.command else { panic!("not fuse fit") };
+    assert_eq!(fit.settings(), FitSettings::default());
 }

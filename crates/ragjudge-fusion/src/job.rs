@@ -40,6 +40,16 @@ impl ModelName {
             other => Err(FusionError::Params(format!("model must be moe, moe-concat, svr or linear, got `{other}`"))),
         }
     }
+
+    /// Its name (`moe`, `moe-concat`, `svr`, `linear`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelName::Moe => "moe",
+            ModelName::MoeConcat => "moe-concat",
+            ModelName::Svr => "svr",
+            ModelName::Linear => "linear",
+        }
+    }
 }
 
 /// How to fit, the same whichever face asks (recorded as the model file's provenance `settings`).
@@ -55,6 +65,13 @@ pub struct FitSettings {
     pub binarize: Option<f64>,
     /// Cross-validation folds of the SVR grid search.
     pub folds: usize,
+}
+
+impl Default for FitSettings {
+    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds.
+    fn default() -> Self {
+        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5 }
+    }
 }
 
 /// A fitted model file and what the fit showed.

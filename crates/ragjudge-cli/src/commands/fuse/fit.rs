@@ -50,20 +50,27 @@ struct Printed<'a> {
     summary: &'a FitSummary,
 }
 
+impl FitArgs {
+    /// The library's settings.
+    pub(crate) fn settings(&self) -> FitSettings {
+        FitSettings {
+            model: match self.model {
+                ModelArg::Moe => ModelName::Moe,
+                ModelArg::MoeConcat => ModelName::MoeConcat,
+                ModelArg::Svr => ModelName::Svr,
+                ModelArg::Linear => ModelName::Linear,
+            },
+            seed: self.seed,
+            epochs: self.epochs,
+            binarize: self.binarize,
+            folds: self.folds,
+        }
+    }
+}
+
 /// Runs `ragjudge fuse fit`.
 pub fn run(args: &FitArgs) -> Result<()> {
-    let settings = FitSettings {
-        model: match args.model {
-            ModelArg::Moe => ModelName::Moe,
-            ModelArg::MoeConcat => ModelName::MoeConcat,
-            ModelArg::Svr => ModelName::Svr,
-            ModelArg::Linear => ModelName::Linear,
-        },
-        seed: args.seed,
-        epochs: args.epochs,
-        binarize: args.binarize,
-        folds: args.folds,
-    };
+    let settings = args.settings();
     settings.choice()?;
     let inputs = [&args.data.scores, &args.data.labels];
     check_not_input(&args.save, &inputs)?;
