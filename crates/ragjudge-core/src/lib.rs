@@ -10,6 +10,8 @@ pub mod bom;
 pub mod error;
 pub mod metric;
 pub mod numeric;
+#[cfg(feature = "parquet")]
+pub mod parquet_file;
 pub mod read;
 pub mod record;
 pub mod shard;

@@ -83,3 +83,17 @@ fn a_parquet_file_whose_decoder_panics_is_one_read_error() {
     assert!(e.to_string().starts_with(&format!("{}:1:", path.display())), "{e}");
     assert!(!e.to_string().contains('\n'));
 }
+
+#[test]
+fn a_page_header_that_skips_past_the_end_is_one_read_error() {
+    // Found by a ten-minute fuzz run: fuzz/seeds/records_parquet/records.parquet with bytes
+    // changed so that a page header declares a huge list of eight-byte fields after the end of
+    // the file. arrow-rs skipped each field on zero bytes and spun for minutes; the reader now
+    // ends at the first read past the end.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/header_list_past_the_end.parquet");
+    let items: Vec<_> = RecordReader::open(&path, &ReadOptions::default()).unwrap().collect();
+    let e = items.last().unwrap().as_ref().unwrap_err();
+    assert!(e.to_string().contains("past the end of the file"), "{e}");
+    assert!(e.to_string().starts_with(&format!("{}:", path.display())), "{e}");
+    assert!(!e.to_string().contains('\n'));
+}

@@ -162,7 +162,7 @@ mod enabled {
 
     pub(super) fn read_rows(path: &Path) -> Result<RowTable, EvalError> {
         let file = File::open(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        let reader = ParquetRecordBatchReaderBuilder::try_new(ragjudge_core::parquet_file::ParquetFile::new(file))
             .and_then(|b| b.build())
             .map_err(|e| EvalError::io(path, format!("not a readable Parquet file: {e}")))?;
         let schema = reader.schema();

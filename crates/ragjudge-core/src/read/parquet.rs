@@ -10,6 +10,7 @@
 use super::json::{record_from_value, Defaults, FieldError};
 use super::Item;
 use crate::error::InputError;
+use crate::parquet_file::ParquetFile;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
@@ -40,7 +41,7 @@ pub(crate) struct ParquetSource {
 impl ParquetSource {
     /// Opens `file`; a file that is not Parquet is a fatal error.
     pub(crate) fn open(name: &str, file: File, system: String) -> Result<Self, InputError> {
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        let reader = ParquetRecordBatchReaderBuilder::try_new(ParquetFile::new(file))
             .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
             .map_err(|e| InputError::fatal(name, None, format!("not a readable Parquet file: {e}")))?;
         Ok(Self { name: name.to_string(), system, reader, batch: None, next: 0, row: 0 })
