@@ -10,6 +10,7 @@ pub mod bradley_terry;
 pub mod calibration;
 pub mod claims;
 pub mod compare;
+pub mod diagnostics;
 pub mod elo;
 pub mod judgement;
 pub mod labels;
