@@ -10,7 +10,6 @@ pub mod bradley_terry;
 pub mod calibration;
 pub mod claims;
 pub mod compare;
-pub mod diagnostics;
 pub mod elo;
 pub mod judgement;
 pub mod labels;
