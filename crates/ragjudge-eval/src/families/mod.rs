@@ -19,6 +19,7 @@ families! {
     hcat::Hcat,
     safety::Safety,
     trec::Trec,
+    ragchecker::RagChecker,
     semantic::Semantic,
     fused::Fused,
 }

@@ -16,8 +16,8 @@ pub struct ScoreArgs {
     /// Record file(s): JSONL, CSV, Parquet, RAGAS or Open RAG Eval CSV.
     #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
-    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, semantic,
-    /// and fused:FILE (a model from `ragjudge fuse fit`).
+    /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, ragchecker,
+    /// semantic, and fused:FILE (a model from `ragjudge fuse fit`).
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
     pub metrics: Vec<String>,
     /// Per-record output: OUT.csv, OUT.jsonl (keeps each metric's evidence) or OUT.parquet.

@@ -1,0 +1,83 @@
+//! `ragjudge score --metrics ragchecker` against a scripted OpenAI-compatible judge on loopback.
+
+use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// q1: two passages, an answer with one right and one wrong claim, a reference. q2: no reference.
+const RECORDS: &str = r#"{"id": "q1", "system": "s", "query": "Capitals?", "contexts": [{"text": "Paris is the capital of France."}, {"text": "Berlin is the capital of Spain, some say."}], "answer": "Paris is the capital of France [1]. Berlin is the capital of Spain [2].", "reference": "Paris is the capital of France."}
+{"id": "q2", "system": "s", "query": "Capitals?", "contexts": [{"text": "Paris."}], "answer": "Paris."}
+"#;
+
+/// The judge's entailment verdict: P(Yes) = 0.9 when the premise contains the claim's first word,
+/// else 0.1.
+fn entailment(body: &Value) -> Vec<(String, f64)> {
+    let messages = body["messages"].as_array().unwrap();
+    let user = messages.iter().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or("");
+    let premise = user.split("Premise:\n").nth(1).and_then(|r| r.split("\n\nClaim:\n").next()).unwrap_or("");
+    let claim = user.split("\n\nClaim:\n").nth(1).unwrap_or("");
+    let first = claim.split_whitespace().next().unwrap_or("?");
+    let p: f64 = if premise.contains(first) { 0.9 } else { 0.1 };
+    vec![("Yes".into(), p.ln()), ("No".into(), (1.0 - p).ln())]
+}
+
+fn run(server: &TestServer, input: &Path, out: &Path, cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args(["score", "-i", input.to_str().unwrap(), "--metrics", "ragchecker", "--judge", "openai:test-model"])
+        .args(["--cache", cache.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"])
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn score_ragchecker_gives_hand_computed_values_and_per_claim_evidence() {
+    let server = TestServer::start(Script::always(Behavior::Normal(Normal::logprobs_func(entailment))));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, RECORDS).unwrap();
+    let (out, cache) = (dir.path().join("out.jsonl"), dir.path().join("c.sqlite"));
+    let o = run(&server, &input, &out, &cache);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let (q1, q2) = (&rows[0], &rows[1]);
+    // Answer claims a1 "Paris ..." (in the reference, in p1), a2 "Berlin ..." (not in the
+    // reference, in p2 only); reference claim g1 "Paris ..." (in the answer, in p1 only).
+    // p1 is relevant, p2 not. Precision 1/2, recall 1, F1 2/3; claim recall 1, context precision
+    // 1/2, utilisation 1; a2 is incorrect and only in the irrelevant p2: noise (irrelevant) 1/2,
+    // hallucination 0; a1 is in p1: self-knowledge 0; faithfulness 1.
+    let want = [
+        ("precision", 0.5),
+        ("recall", 1.0),
+        ("f1", 2.0 / 3.0),
+        ("claim_recall", 1.0),
+        ("context_precision", 0.5),
+        ("context_utilization", 1.0),
+        ("noise_sensitivity_relevant", 0.0),
+        ("noise_sensitivity_irrelevant", 0.5),
+        ("hallucination", 0.0),
+        ("self_knowledge", 0.0),
+        ("faithfulness", 1.0),
+    ];
+    for (name, v) in want {
+        let got = q1[format!("ragchecker_{name}")].as_f64().unwrap_or_else(|| panic!("{name}: {}", q1));
+        assert!((got - v).abs() < 1e-9, "{name}: {got} != {v}");
+    }
+    let d = &q1["detail"]["ragchecker"];
+    assert_eq!(d["answer_claims"][1]["claim"], "Berlin is the capital of Spain");
+    assert!((d["answer_claims"][1]["other"].as_f64().unwrap() - 0.1).abs() < 1e-6);
+    // 2 answer claims and 1 reference claim, each against the other text and two passages.
+    assert_eq!((d["calls"].as_u64(), d["skipped"].as_u64()), (Some(9), Some(0)));
+    assert_eq!(server.request_count(), 9);
+    // No reference: every column empty, the reason in the detail.
+    assert!(want.iter().all(|(name, _)| q2[format!("ragchecker_{name}")].is_null()), "{q2}");
+    assert_eq!(q2["detail"]["ragchecker"]["ragchecker"], "no reference answer");
+
+    // A second run reads every check from the call cache.
+    let o = run(&server, &input, &out, &cache);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(server.request_count(), 9);
+}

@@ -1,0 +1,321 @@
+//! RAGChecker's diagnostics of one record (RAGChecker §3.2-3.3): claims of the answer and of the
+//! reference, every claim checked for entailment against the other text and against each
+//! retrieved passage, then the eleven metrics of [`crate::diagnostics`].
+//!
+//! Claims are the sentences of each text (citation markers removed), RAGChecker's claim extractor
+//! being a large model. Each check is one [`EntailmentModel`] call with the premise first (the
+//! reference, the answer or one passage, truncated to [`MAX_SOURCE_CHARS`]), so a backend that
+//! reuses a shared prompt prefix reads each premise once. A check whose claim shares too few words
+//! with its premise (ROUGE-1 recall of the claim below [`RagCheckerOptions::skip_below`], stemmed)
+//! is decided "not entailed" without a call and recorded as skipped: no entailment model reads a
+//! claim into a premise that holds none of its words.
+
+use super::entailment::{truncate_chars, EntailmentModel, MAX_SOURCE_CHARS};
+use crate::diagnostics::{ClaimTables, Diagnostics, METRICS};
+use crate::error::TrecError;
+use ragjudge_core::text::split_sentences;
+use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
+use ragjudge_lexical::citations::split_answer;
+use ragjudge_lexical::rouge::RougeScorer;
+use serde::Serialize;
+use serde_json::json;
+
+/// Options of [`RagCheckerMetric`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RagCheckerOptions {
+    /// P(entailed) at or above which a claim counts as entailed.
+    pub threshold: f64,
+    /// A claim whose stemmed-word recall in the premise is below this is not entailed, uncalled.
+    pub skip_below: f64,
+    /// Premises longer than this many characters are truncated.
+    pub max_source_chars: usize,
+}
+
+impl Default for RagCheckerOptions {
+    fn default() -> Self {
+        Self { threshold: 0.5, skip_below: 0.2, max_source_chars: MAX_SOURCE_CHARS }
+    }
+}
+
+/// One claim and its checks: `null` where the check was skipped (too few shared words).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckedClaim {
+    /// The claim.
+    pub claim: String,
+    /// P(entailed) by the other text (the reference for an answer claim, and the reverse).
+    pub other: Option<f64>,
+    /// P(entailed) by each retrieved passage, in rank order.
+    pub passages: Vec<Option<f64>>,
+}
+
+/// The evidence behind one record's diagnostics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RagCheckerDetail {
+    /// The answer's claims.
+    pub answer_claims: Vec<CheckedClaim>,
+    /// The reference's claims.
+    pub reference_claims: Vec<CheckedClaim>,
+    /// Checks sent to the model.
+    pub calls: usize,
+    /// Checks decided without a call.
+    pub skipped: usize,
+    /// Decision threshold on P(entailed).
+    pub threshold: f64,
+    /// The entailment model.
+    pub model: String,
+}
+
+/// The column name of a diagnostic metric.
+pub fn column(metric: &str) -> String {
+    format!("ragchecker_{metric}")
+}
+
+/// The claims of a text: its sentences, citation markers removed.
+pub fn claims_of(text: &str) -> Vec<String> {
+    split_answer(text)
+        .iter()
+        .flat_map(|part| split_sentences(&part.text).into_iter().map(|s| s.trim().to_string()).collect::<Vec<_>>())
+        .filter(|s| s.chars().any(char::is_alphanumeric))
+        .collect()
+}
+
+/// The RAGChecker metric family: one column per metric of [`METRICS`], prefixed `ragchecker_`.
+#[derive(Debug, Clone)]
+pub struct RagCheckerMetric {
+    model: EntailmentModel,
+    opts: RagCheckerOptions,
+}
+
+/// What one record asks: the checks in order, `None` for a skipped one.
+struct Plan {
+    answer: Vec<String>,
+    reference: Vec<String>,
+    premises: Vec<String>,
+    /// Per check: (premise index, claim text), answer claims first; `None` when skipped.
+    checks: Vec<Option<(usize, String)>>,
+}
+
+impl RagCheckerMetric {
+    /// A metric reading entailment from `model`.
+    pub fn new(model: EntailmentModel, opts: RagCheckerOptions) -> Self {
+        Self { model, opts }
+    }
+
+    fn plan(&self, record: &Record) -> Result<Plan, TrecError> {
+        let Some(reference) = record.reference.as_deref().filter(|r| !r.trim().is_empty()) else {
+            return Err(TrecError::NothingToCheck("no reference answer".into()));
+        };
+        let answer = claims_of(&record.answer);
+        let reference_claims = claims_of(reference);
+        let cut = |s: &str| truncate_chars(s, self.opts.max_source_chars).0.to_string();
+        // Premise 0: the reference, 1: the answer, 2..: the passages.
+        let mut premises = vec![cut(reference), cut(&record.answer)];
+        premises.extend(record.contexts.iter().map(|c| cut(&c.text)));
+        let scorer = RougeScorer::new(true);
+        let mut checks = Vec::new();
+        for (claims, other) in [(&answer, 0usize), (&reference_claims, 1)] {
+            // Premise-major order: the checks of one premise are adjacent, so its prefix is shared.
+            for premise in std::iter::once(other).chain(2..premises.len()) {
+                for claim in claims.iter() {
+                    let overlap = scorer.score(claim, &premises[premise]).rouge1.recall;
+                    checks.push((overlap >= self.opts.skip_below).then(|| (premise, claim.clone())));
+                }
+            }
+        }
+        Ok(Plan { answer, reference: reference_claims, premises, checks })
+    }
+
+    fn finish(&self, plan: Plan, probs: Vec<Result<Option<f64>, TrecError>>) -> Result<RagCheckerDetail, TrecError> {
+        let mut probs = probs.into_iter();
+        let passages = plan.premises.len() - 2;
+        let mut take = |claims: &[String]| -> Result<Vec<CheckedClaim>, TrecError> {
+            let mut out: Vec<CheckedClaim> = claims
+                .iter()
+                .map(|c| CheckedClaim { claim: c.clone(), other: None, passages: Vec::with_capacity(passages) })
+                .collect();
+            for premise in 0..=passages {
+                for claim in out.iter_mut() {
+                    let p = probs.next().ok_or_else(|| TrecError::Contract("a check has no result".into()))??;
+                    if premise == 0 {
+                        claim.other = p;
+                    } else {
+                        claim.passages.push(p);
+                    }
+                }
+            }
+            Ok(out)
+        };
+        let answer_claims = take(&plan.answer)?;
+        let reference_claims = take(&plan.reference)?;
+        let skipped = plan.checks.iter().filter(|c| c.is_none()).count();
+        Ok(RagCheckerDetail {
+            answer_claims,
+            reference_claims,
+            calls: plan.checks.len() - skipped,
+            skipped,
+            threshold: self.opts.threshold,
+            model: self.model.describe(),
+        })
+    }
+
+    /// The entailment tables of a record's evidence, at the threshold.
+    pub fn tables(&self, d: &RagCheckerDetail) -> ClaimTables {
+        let yes = |p: &Option<f64>| p.is_some_and(|p| p >= self.opts.threshold);
+        let passages = d.answer_claims.first().or(d.reference_claims.first()).map_or(0, |c| c.passages.len());
+        ClaimTables {
+            answer_in_reference: d.answer_claims.iter().map(|c| yes(&c.other)).collect(),
+            reference_in_answer: d.reference_claims.iter().map(|c| yes(&c.other)).collect(),
+            reference_in_passages: d.reference_claims.iter().map(|c| c.passages.iter().map(yes).collect()).collect(),
+            answer_in_passages: d.answer_claims.iter().map(|c| c.passages.iter().map(yes).collect()).collect(),
+            passages,
+        }
+    }
+
+    /// Checks many records with one batched entailment call.
+    pub fn check_many(&self, records: &[Record]) -> Vec<Result<(Diagnostics, RagCheckerDetail), TrecError>> {
+        let plans: Vec<Result<Plan, TrecError>> = records.iter().map(|r| self.plan(r)).collect();
+        let pairs: Vec<(&str, &str)> = plans
+            .iter()
+            .flatten()
+            .flat_map(|p| p.checks.iter().flatten().map(|(i, c)| (p.premises[*i].as_str(), c.as_str())))
+            .collect();
+        let mut probs = self.model.probs(&pairs).into_iter();
+        plans
+            .into_iter()
+            .map(|plan| {
+                let plan = plan?;
+                let mine: Vec<Result<Option<f64>, TrecError>> = plan
+                    .checks
+                    .iter()
+                    .map(|c| match c {
+                        None => Ok(None),
+                        Some(_) => probs
+                            .next()
+                            .unwrap_or_else(|| Err(TrecError::Contract("a check has no result".into())))
+                            .map(Some),
+                    })
+                    .collect();
+                let detail = self.finish(plan, mine)?;
+                let d = Diagnostics::of(&self.tables(&detail));
+                Ok((d, detail))
+            })
+            .collect()
+    }
+}
+
+fn to_output(r: Result<(Diagnostics, RagCheckerDetail), TrecError>) -> Result<MetricOutput, MetricError> {
+    match r {
+        Ok((d, detail)) => {
+            let values = d.values();
+            let mut evidence = serde_json::to_value(&detail).unwrap_or_default();
+            let why: serde_json::Map<String, serde_json::Value> =
+                values.iter().filter_map(|(name, v)| v.err().map(|e| (column(name), json!(e)))).collect();
+            if let (Some(obj), false) = (evidence.as_object_mut(), why.is_empty()) {
+                obj.insert("empty".into(), why.into());
+            }
+            Ok(MetricOutput { values: values.iter().map(|(_, v)| v.ok()).collect(), detail: Some(evidence) })
+        }
+        Err(TrecError::NothingToCheck(why)) => {
+            Ok(MetricOutput { values: vec![None; METRICS.len()], detail: Some(json!({ "ragchecker": why })) })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+impl Metric for RagCheckerMetric {
+    fn name(&self) -> &str {
+        "ragchecker"
+    }
+
+    fn columns(&self) -> Vec<String> {
+        METRICS.iter().map(|m| column(m)).collect()
+    }
+
+    fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
+        self.score_batch(std::slice::from_ref(record))
+            .pop()
+            .unwrap_or_else(|| Err(MetricError::Contract("no result".into())))
+    }
+
+    fn score_batch(&self, records: &[Record]) -> Vec<Result<MetricOutput, MetricError>> {
+        self.check_many(records).into_iter().map(to_output).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::test_support::{record, FakeCrossEncoder};
+    use std::sync::Arc;
+
+    fn metric() -> (RagCheckerMetric, Arc<FakeCrossEncoder>) {
+        let ce = Arc::new(FakeCrossEncoder::default());
+        (RagCheckerMetric::new(EntailmentModel::CrossEncoder(ce.clone()), RagCheckerOptions::default()), ce)
+    }
+
+    #[test]
+    fn claims_are_sentences_without_citation_markers() {
+        // A marker ends its part: the stop after it is dropped with the marker.
+        assert_eq!(
+            claims_of("Paris is in France [1]. Rome is old [2][3]. ..."),
+            vec!["Paris is in France", "Rome is old"]
+        );
+        assert!(claims_of("").is_empty());
+    }
+
+    /// The fake entails a claim (P = 3/4) when the premise contains the claim's first word, else
+    /// P = 1/4.
+    #[test]
+    fn one_record_worked_by_hand() {
+        let passages = [
+            "Paris is the capital of France.",
+            "Rome is the capital of Spain, said the old map.",
+            "Bananas grow on trees.",
+        ];
+        let mut r = record(&passages, "Paris is the capital of France. Rome is the capital of Spain [2].");
+        r.reference = Some("Paris is the capital of France. Madrid is the capital of Spain.".into());
+        let (m, ce) = metric();
+        let out = m.score(&r).unwrap();
+        // Answer claims a1 "Paris ...", a2 "Rome ...": a1 in the reference, a2 not.
+        // Reference claims g1 "Paris ...", g2 "Madrid ...": g1 in the answer, g2 not.
+        // Passages: p1 entails a1 and g1 (relevant); p2 entails a2 only (irrelevant); p3 shares
+        // no word with any claim: its four checks are skipped.
+        // precision 1/2, recall 1/2, F1 1/2; claim recall 1/2 (g1); context precision 1/3 (p1);
+        // utilisation 1/1 (g1 retrieved and in the answer); a2 incorrect and only in the
+        // irrelevant p2: noise (irrelevant) 1/2; hallucination 0; self-knowledge 0 (a1 is in
+        // p1); faithfulness 2/2.
+        let want = [0.5, 0.5, 0.5, 0.5, 1.0 / 3.0, 1.0, 0.0, 0.5, 0.0, 0.0, 1.0];
+        assert_eq!(out.values, want.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        let d = out.detail.unwrap();
+        assert_eq!(d["answer_claims"][1]["claim"], "Rome is the capital of Spain");
+        let near = |v: &serde_json::Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-6;
+        assert!(near(&d["answer_claims"][1]["other"], 0.25));
+        let p = &d["answer_claims"][1]["passages"];
+        assert!(near(&p[0], 0.25) && near(&p[1], 0.75) && p[2].is_null(), "{p}");
+        // 2 + 2 claims, each against the other text and three passages: 16 checks, 4 skipped.
+        assert_eq!((d["calls"].as_u64(), d["skipped"].as_u64()), (Some(12), Some(4)));
+        assert_eq!(ce.seen().len(), 12);
+        // Premise-major: both answer claims against the reference first.
+        assert_eq!(ce.seen()[0].0, ce.seen()[1].0);
+    }
+
+    #[test]
+    fn without_a_reference_nothing_applies() {
+        let (m, ce) = metric();
+        let out = m.score(&record(&["Paris."], "Paris.")).unwrap();
+        assert_eq!(out.values, vec![None; 11]);
+        assert_eq!(out.detail.unwrap()["ragchecker"], "no reference answer");
+        assert!(ce.seen().is_empty());
+    }
+
+    #[test]
+    fn without_passages_the_retriever_and_generator_columns_say_why() {
+        let mut r = record(&[], "Paris is big.");
+        r.reference = Some("Paris is big.".into());
+        let (m, _) = metric();
+        let out = m.score(&r).unwrap();
+        assert_eq!(&out.values[..3], &[Some(1.0), Some(1.0), Some(1.0)]);
+        assert!(out.values[3..].iter().all(Option::is_none));
+        assert_eq!(out.detail.unwrap()["empty"]["ragchecker_faithfulness"], "no retrieved passages");
+    }
+}
