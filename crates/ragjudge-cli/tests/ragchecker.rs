@@ -15,8 +15,8 @@ const RECORDS: &str = r#"{"id": "q1", "system": "s", "query": "Capitals?", "cont
 fn entailment(body: &Value) -> Vec<(String, f64)> {
     let messages = body["messages"].as_array().unwrap();
     let user = messages.iter().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or("");
-    let premise = user.split("Premise:\n").nth(1).and_then(|r| r.split("\n\nClaim:\n").next()).unwrap_or("");
-    let claim = user.split("\n\nClaim:\n").nth(1).unwrap_or("");
+    let premise = user.split("Trusted text:\n").nth(1).and_then(|r| r.split("\n\nDecide").next()).unwrap_or("");
+    let claim = user.rsplit("Sentence: ").next().unwrap_or("");
     let first = claim.split_whitespace().next().unwrap_or("?");
     let p: f64 = if premise.contains(first) { 0.9 } else { 0.1 };
     vec![("Yes".into(), p.ln()), ("No".into(), (1.0 - p).ln())]

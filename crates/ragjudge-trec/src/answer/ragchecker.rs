@@ -3,22 +3,46 @@
 //! retrieved passage, then the eleven metrics of [`crate::diagnostics`].
 //!
 //! Claims are the sentences of each text (citation markers removed), RAGChecker's claim extractor
-//! being a large model. Each check is one [`EntailmentModel`] call with the premise first (the
-//! reference, the answer or one passage, truncated to [`MAX_SOURCE_CHARS`]), so a backend that
-//! reuses a shared prompt prefix reads each premise once. A check whose claim shares too few words
+//! being a large model. Each check is one [`EntailmentModel`] call. A judge reads
+//! [`check_prompt`]: the question, the premise (the reference, the answer or one passage,
+//! truncated to [`MAX_SOURCE_CHARS`]) and the instruction, then the claim last; the checks of one
+//! premise are sent together, so a backend that reuses a shared prompt prefix (the local judge
+//! does) reads each premise once and each check costs little more than its claim. A check whose claim shares too few words
 //! with its premise (ROUGE-1 recall of the claim below [`RagCheckerOptions::skip_below`], stemmed)
 //! is decided "not entailed" without a call and recorded as skipped: no entailment model reads a
 //! claim into a premise that holds none of its words.
 
-use super::entailment::{truncate_chars, EntailmentModel, MAX_SOURCE_CHARS};
+use super::entailment::{truncate_chars, EntailmentModel, ENTAILMENT_PREFIX, ENTAILMENT_SYSTEM, MAX_SOURCE_CHARS};
 use crate::diagnostics::{ClaimTables, Diagnostics, METRICS};
 use crate::error::TrecError;
 use ragjudge_core::text::split_sentences;
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_lexical::citations::split_answer;
 use ragjudge_lexical::rouge::RougeScorer;
+use ragjudge_models::{Message, Prompt};
 use serde::Serialize;
 use serde_json::json;
+
+/// Version of [`check_prompt`]; cached calls are keyed on the prompt, so any change of its text
+/// needs a new version.
+pub const CHECK_VERSION: &str = "ragchecker-en-v1";
+
+/// The judge's check of `claim` against `premise`, for `query`: the claim comes last, after
+/// everything the checks of one premise share.
+pub fn check_prompt(query: &str, premise: &str, claim: &str) -> Prompt {
+    let user = format!(
+        "Question:\n{}\n\nTrusted text:\n{}\n\nDecide whether the trusted text, read together with the \
+         question, states or directly implies every fact of the sentence below. Names, numbers, dates and \
+         who did what must match. Answer Yes or No.\n\nSentence: {}",
+        query.trim(),
+        premise.trim(),
+        claim.trim()
+    );
+    Prompt {
+        messages: vec![Message::new("system", ENTAILMENT_SYSTEM), Message::new("user", user)],
+        assistant_prefix: Some(ENTAILMENT_PREFIX.to_string()),
+    }
+}
 
 /// Options of [`RagCheckerMetric`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,6 +87,8 @@ pub struct RagCheckerDetail {
     pub threshold: f64,
     /// The entailment model.
     pub model: String,
+    /// The judge's prompt version (none for a cross-encoder).
+    pub prompt_version: Option<String>,
 }
 
 /// The column name of a diagnostic metric.
@@ -88,6 +114,7 @@ pub struct RagCheckerMetric {
 
 /// What one record asks: the checks in order, `None` for a skipped one.
 struct Plan {
+    query: String,
     answer: Vec<String>,
     reference: Vec<String>,
     premises: Vec<String>,
@@ -122,7 +149,7 @@ impl RagCheckerMetric {
                 }
             }
         }
-        Ok(Plan { answer, reference: reference_claims, premises, checks })
+        Ok(Plan { query: record.query.clone(), answer, reference: reference_claims, premises, checks })
     }
 
     fn finish(&self, plan: Plan, probs: Vec<Result<Option<f64>, TrecError>>) -> Result<RagCheckerDetail, TrecError> {
@@ -155,6 +182,7 @@ impl RagCheckerMetric {
             skipped,
             threshold: self.opts.threshold,
             model: self.model.describe(),
+            prompt_version: matches!(self.model, EntailmentModel::Judge(_)).then(|| CHECK_VERSION.to_string()),
         })
     }
 
@@ -174,12 +202,17 @@ impl RagCheckerMetric {
     /// Checks many records with one batched entailment call.
     pub fn check_many(&self, records: &[Record]) -> Vec<Result<(Diagnostics, RagCheckerDetail), TrecError>> {
         let plans: Vec<Result<Plan, TrecError>> = records.iter().map(|r| self.plan(r)).collect();
-        let pairs: Vec<(&str, &str)> = plans
-            .iter()
-            .flatten()
-            .flat_map(|p| p.checks.iter().flatten().map(|(i, c)| (p.premises[*i].as_str(), c.as_str())))
-            .collect();
-        let mut probs = self.model.probs(&pairs).into_iter();
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        let mut prompts: Vec<Prompt> = Vec::new();
+        for p in plans.iter().flatten() {
+            for (i, claim) in p.checks.iter().flatten() {
+                pairs.push((p.premises[*i].as_str(), claim.as_str()));
+                if matches!(self.model, EntailmentModel::Judge(_)) {
+                    prompts.push(check_prompt(&p.query, &p.premises[*i], claim));
+                }
+            }
+        }
+        let mut probs = self.model.probs_with(&pairs, &prompts).into_iter();
         plans
             .into_iter()
             .map(|plan| {
@@ -297,6 +330,17 @@ mod tests {
         assert_eq!(ce.seen().len(), 12);
         // Premise-major: both answer claims against the reference first.
         assert_eq!(ce.seen()[0].0, ce.seen()[1].0);
+    }
+
+    #[test]
+    fn the_claim_comes_last_after_what_the_checks_of_a_premise_share() {
+        let a = check_prompt("Q?", "Paris is big.", "Paris is big.");
+        let b = check_prompt("Q?", "Paris is big.", "Rome is old.");
+        let (ua, ub) = (&a.messages[1].content, &b.messages[1].content);
+        assert!(ua.ends_with("Sentence: Paris is big.") && ub.ends_with("Sentence: Rome is old."), "{ua}");
+        assert_eq!(ua.strip_suffix("Paris is big."), ub.strip_suffix("Rome is old."));
+        assert!(ua.starts_with("Question:\nQ?\n\nTrusted text:\nParis is big.\n\n"));
+        assert_eq!(a.assistant_prefix.as_deref(), Some("Answer:"));
     }
 
     #[test]
