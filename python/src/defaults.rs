@@ -9,6 +9,7 @@ use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
 use ragjudge_eval::EvalSettings;
 use ragjudge_fusion::job::FitSettings;
+use ragjudge_stats::calibration::CalibrationParams;
 use ragjudge_testgen::strata::DEFAULT_MIN_POINTS;
 use ragjudge_testgen::{ClusterMethod, ReadOptions, TestgenSettings};
 use serde_json::{json, Value};
@@ -80,6 +81,14 @@ fn fuse_fit() -> Value {
     json!({ "model": f.model.name(), "seed": f.seed, "epochs": f.epochs, "binarize": f.binarize, "folds": f.folds })
 }
 
+fn calibrate_fit() -> Value {
+    let c = CalibrationParams::default();
+    json!({
+        "method": c.method.name(), "alpha": c.alpha, "cal_fraction": c.cal_fraction,
+        "test_fraction": c.test_fraction, "seed": c.seed, "binarize": c.binarize,
+    })
+}
+
 fn weakness() -> Value {
     let w = WeaknessSettings::default();
     json!({ "alpha": w.alpha, "min_n": w.min_n, "bootstrap": w.bootstrap, "seed": w.seed })
@@ -94,6 +103,7 @@ pub fn _library_defaults() -> String {
         "tournament": dice(),
         "testgen": testgen(),
         "fuse_fit": fuse_fit(),
+        "calibrate_fit": calibrate_fit(),
         "weakness": weakness(),
     });
     defaults.to_string()

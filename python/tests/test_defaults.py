@@ -23,6 +23,7 @@ NOT_SETTINGS = {
     "tournament": {"records", "output", "format", "rounds", "rank_by", "seed", "lang", "cache", "no_cache", "threads"},
     "weakness": {"systems", "values", "strata", "by"},
     "fuse_fit": {"x", "y", "inputs", "label_column", "definitions", "label_file"},
+    "calibrate_fit": {"x", "y", "score_columns", "label_column", "on"},
     # `types=None` is the library's every type; topics and eps left open choose them from the data.
     "testgen": {"corpus", "types", "weights", "topics", "eps", "dry_run", "cache", "no_cache", "threads"},
 }

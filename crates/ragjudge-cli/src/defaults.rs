@@ -13,6 +13,7 @@ use ragjudge_eval::families::MetricSettings;
 use ragjudge_eval::models::ModelSettings;
 use ragjudge_eval::EvalSettings;
 use ragjudge_fusion::job::FitSettings;
+use ragjudge_stats::calibration::CalibrationParams;
 use ragjudge_testgen::TestgenSettings;
 
 fn parse(args: &[&str]) -> Command {
@@ -91,4 +92,12 @@ fn fuse_fit_options_left_alone_are_the_library_defaults() {
     let Command::Fuse(a) = parse(&args) else { panic!("not fuse") };
     let crate::commands::fuse::FuseCommand::Fit(fit) = a.command else { panic!("not fuse fit") };
     assert_eq!(fit.settings(), FitSettings::default());
+}
+
+#[test]
+fn calibrate_options_left_alone_are_the_library_defaults() {
+    let Command::Calibrate(a) = parse(&["calibrate", "--scores", "s.csv", "--labels", "l.csv"]) else {
+        panic!("not calibrate")
+    };
+    assert_eq!(a.params(), CalibrationParams::default());
 }

@@ -5,7 +5,7 @@ use super::{keys, CalibrateArgs};
 use anyhow::{bail, Context as _, Result};
 use ragjudge_artifacts::{check_not_input, Provenance};
 use ragjudge_core::table::{join_numbers, JoinKeys};
-use ragjudge_stats::calibration::{CalibrationParams, LabelledScores};
+use ragjudge_stats::calibration::LabelledScores;
 
 /// Fits a calibrator: the scores joined to the labels, then the library's calibration job.
 pub(super) fn run(args: &CalibrateArgs) -> Result<()> {
@@ -19,15 +19,7 @@ pub(super) fn run(args: &CalibrateArgs) -> Result<()> {
         eprintln!("note: {m}");
     }
     let keys = keys(&on.keys)?;
-    let params = CalibrationParams {
-        method: args.method.into(),
-        alpha: args.alpha,
-        cal_fraction: args.cal_fraction,
-        test_fraction: args.test_fraction,
-        seed: args.seed,
-        binarize: args.binarize,
-    }
-    .check()?;
+    let params = args.params().check()?;
     let score_cols: Vec<&str> = args.score_cols.iter().map(String::as_str).collect();
     let join = join_numbers(&args.scores, &score_cols, labels_path, label_col, &keys)?;
     for r in &join.repeated {

@@ -14,7 +14,7 @@ mod fit;
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use ragjudge_stats::calibration::Method;
+use ragjudge_stats::calibration::{CalibrationParams, Method};
 use std::path::PathBuf;
 
 /// `ragjudge calibrate`.
@@ -88,6 +88,20 @@ impl From<MethodArg> for Method {
             MethodArg::Platt => Method::Platt,
             MethodArg::Isotonic => Method::Isotonic,
             MethodArg::Ordinal => Method::Ordinal,
+        }
+    }
+}
+
+impl CalibrateArgs {
+    /// The calibration settings these options give.
+    pub fn params(&self) -> CalibrationParams {
+        CalibrationParams {
+            method: self.method.into(),
+            alpha: self.alpha,
+            cal_fraction: self.cal_fraction,
+            test_fraction: self.test_fraction,
+            seed: self.seed,
+            binarize: self.binarize,
         }
     }
 }
