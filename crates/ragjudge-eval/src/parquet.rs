@@ -44,7 +44,6 @@ mod enabled {
     use arrow_array::types::{Float64Type, UInt32Type};
     use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
     use arrow_schema::{DataType, Field, Schema, SchemaRef};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use parquet::arrow::ArrowWriter;
     use parquet::basic::Compression;
     use parquet::file::properties::WriterProperties;
@@ -162,8 +161,7 @@ mod enabled {
 
     pub(super) fn read_rows(path: &Path) -> Result<RowTable, EvalError> {
         let file = File::open(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(ragjudge_core::parquet_file::ParquetFile::new(file))
-            .and_then(|b| b.build())
+        let reader = ragjudge_core::parquet_file::read_batches(file, BATCH_ROWS)
             .map_err(|e| EvalError::io(path, format!("not a readable Parquet file: {e}")))?;
         let schema = reader.schema();
         let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();

@@ -10,14 +10,14 @@
 use super::json::{record_from_value, Defaults, FieldError};
 use super::Item;
 use crate::error::InputError;
-use crate::parquet_file::ParquetFile;
+use crate::parquet_file::read_batches;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReader;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::fs::File;
@@ -41,8 +41,7 @@ pub(crate) struct ParquetSource {
 impl ParquetSource {
     /// Opens `file`; a file that is not Parquet is a fatal error.
     pub(crate) fn open(name: &str, file: File, system: String) -> Result<Self, InputError> {
-        let reader = ParquetRecordBatchReaderBuilder::try_new(ParquetFile::new(file))
-            .and_then(|b| b.with_batch_size(BATCH_ROWS).build())
+        let reader = read_batches(file, BATCH_ROWS)
             .map_err(|e| InputError::fatal(name, None, format!("not a readable Parquet file: {e}")))?;
         Ok(Self { name: name.to_string(), system, reader, batch: None, next: 0, row: 0 })
     }
