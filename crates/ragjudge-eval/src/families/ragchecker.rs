@@ -2,7 +2,8 @@
 //! `ragchecker_precision`, `_recall`, `_f1` (overall), `_claim_recall`, `_context_precision`
 //! (retriever), `_context_utilization`, `_noise_sensitivity_relevant`,
 //! `_noise_sensitivity_irrelevant`, `_hallucination`, `_self_knowledge`, `_faithfulness`
-//! (generator), by [`ragjudge_trec::answer::ragchecker::RagCheckerMetric`]. Entailment comes from
+//! (generator), then `_precision_expected`, `_recall_expected`, `_f1_expected` (mean P(entailed)
+//! instead of the share of decided claims), by [`ragjudge_trec::answer::ragchecker::RagCheckerMetric`]. Entailment comes from
 //! the NLI cross-encoder when one is given (`--nli`), else from the judge. The per-claim checks
 //! are the JSONL detail; a record without a reference has no value, and the retriever and
 //! generator columns of a record without passages are empty, each with its reason.

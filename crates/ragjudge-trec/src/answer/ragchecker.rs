@@ -105,7 +105,28 @@ pub fn claims_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The RAGChecker metric family: one column per metric of [`METRICS`], prefixed `ragchecker_`.
+/// The expected forms of the overall metrics, after [`METRICS`]: precision and recall as the mean
+/// P(entailed) of the claims (a skipped check counts 0) instead of the share of decided ones, and
+/// their harmonic mean. They keep how sure the judge was, which the 0.5 threshold throws away.
+pub const EXPECTED: [&str; 3] = ["precision_expected", "recall_expected", "f1_expected"];
+
+/// Expected precision, recall and F1 of a record's evidence (see [`EXPECTED`]); 0 without claims,
+/// as the thresholded forms.
+pub fn expected(d: &RagCheckerDetail) -> [f64; 3] {
+    let mean = |claims: &[CheckedClaim]| {
+        if claims.is_empty() {
+            0.0
+        } else {
+            claims.iter().map(|c| c.other.unwrap_or(0.0)).sum::<f64>() / claims.len() as f64
+        }
+    };
+    let (p, r) = (mean(&d.answer_claims), mean(&d.reference_claims));
+    let f1 = if p > 0.0 && r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+    [p, r, f1]
+}
+
+/// The RAGChecker metric family: one column per metric of [`METRICS`], then [`EXPECTED`], each
+/// prefixed `ragchecker_`.
 #[derive(Debug, Clone)]
 pub struct RagCheckerMetric {
     model: EntailmentModel,
@@ -246,11 +267,14 @@ fn to_output(r: Result<(Diagnostics, RagCheckerDetail), TrecError>) -> Result<Me
             if let (Some(obj), false) = (evidence.as_object_mut(), why.is_empty()) {
                 obj.insert("empty".into(), why.into());
             }
-            Ok(MetricOutput { values: values.iter().map(|(_, v)| v.ok()).collect(), detail: Some(evidence) })
+            let mut out: Vec<Option<f64>> = values.iter().map(|(_, v)| v.ok()).collect();
+            out.extend(expected(&detail).map(Some));
+            Ok(MetricOutput { values: out, detail: Some(evidence) })
         }
-        Err(TrecError::NothingToCheck(why)) => {
-            Ok(MetricOutput { values: vec![None; METRICS.len()], detail: Some(json!({ "ragchecker": why })) })
-        }
+        Err(TrecError::NothingToCheck(why)) => Ok(MetricOutput {
+            values: vec![None; METRICS.len() + EXPECTED.len()],
+            detail: Some(json!({ "ragchecker": why })),
+        }),
         Err(e) => Err(e.into()),
     }
 }
@@ -261,7 +285,7 @@ impl Metric for RagCheckerMetric {
     }
 
     fn columns(&self) -> Vec<String> {
-        METRICS.iter().map(|m| column(m)).collect()
+        METRICS.iter().chain(&EXPECTED).map(|m| column(m)).collect()
     }
 
     fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
@@ -318,7 +342,12 @@ mod tests {
         // irrelevant p2: noise (irrelevant) 1/2; hallucination 0; self-knowledge 0 (a1 is in
         // p1); faithfulness 2/2.
         let want = [0.5, 0.5, 0.5, 0.5, 1.0 / 3.0, 1.0, 0.0, 0.5, 0.0, 0.0, 1.0];
-        assert_eq!(out.values, want.iter().map(|&v| Some(v)).collect::<Vec<_>>());
+        assert_eq!(&out.values[..11], &want.iter().map(|&v| Some(v)).collect::<Vec<_>>()[..]);
+        // Expected forms: P(a1 in reference) = 3/4, P(a2) = 1/4: precision 1/2; P(g1 in answer)
+        // = 3/4, P(g2) = 1/4 ("Madrid" is not in the answer): recall 1/2; F1 1/2.
+        for (got, want) in out.values[11..].iter().zip([0.5, 0.5, 0.5]) {
+            assert!((got.unwrap() - want).abs() < 1e-6, "{got:?}");
+        }
         let d = out.detail.unwrap();
         assert_eq!(d["answer_claims"][1]["claim"], "Rome is the capital of Spain");
         let near = |v: &serde_json::Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-6;
@@ -347,7 +376,7 @@ mod tests {
     fn without_a_reference_nothing_applies() {
         let (m, ce) = metric();
         let out = m.score(&record(&["Paris."], "Paris.")).unwrap();
-        assert_eq!(out.values, vec![None; 11]);
+        assert_eq!(out.values, vec![None; 14]);
         assert_eq!(out.detail.unwrap()["ragchecker"], "no reference answer");
         assert!(ce.seen().is_empty());
     }
@@ -359,7 +388,9 @@ mod tests {
         let (m, _) = metric();
         let out = m.score(&r).unwrap();
         assert_eq!(&out.values[..3], &[Some(1.0), Some(1.0), Some(1.0)]);
-        assert!(out.values[3..].iter().all(Option::is_none));
+        assert!(out.values[3..11].iter().all(Option::is_none));
+        // P(entailed) = 3/4 both ways.
+        assert!(out.values[11..].iter().all(|v| (v.unwrap() - 0.75).abs() < 1e-6), "{:?}", out.values);
         assert_eq!(out.detail.unwrap()["empty"]["ragchecker_faithfulness"], "no retrieved passages");
     }
 }
