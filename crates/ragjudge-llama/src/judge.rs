@@ -235,6 +235,31 @@ impl Judge for LlamaJudge {
         self.call(move |e| e.label_probs(&prompt, &labels))?
     }
 
+    /// The whole batch is one job on the worker thread, run in request order: the requests of
+    /// one caller stay together, so the KV prefix they share (a premise checked against several
+    /// claims) is reused even while other threads call the same judge. A batch that panics
+    /// fails as a whole (the worker resets the KV cache); otherwise one request's error is its own.
+    fn label_probs_many(&self, requests: &[(Prompt, Vec<String>)]) -> Vec<Result<LabelProbs, ModelError>> {
+        let owned = requests.to_vec();
+        let n = owned.len();
+        let run = move |e: &mut Engine<'_>| owned.iter().map(|(p, l)| e.label_probs(p, l)).collect::<Vec<_>>();
+        match self.call(run) {
+            Ok(results) => results,
+            Err(err) => vec![Err(err); n],
+        }
+    }
+
+    /// As [`Judge::label_probs_many`]: the batch runs as one job, in request order.
+    fn generate_many(&self, requests: &[(Prompt, GenParams)]) -> Vec<Result<Generation, ModelError>> {
+        let owned = requests.to_vec();
+        let n = owned.len();
+        let run = move |e: &mut Engine<'_>| owned.iter().map(|(p, g)| e.generate(p, g)).collect::<Vec<_>>();
+        match self.call(run) {
+            Ok(results) => results,
+            Err(err) => vec![Err(err); n],
+        }
+    }
+
     fn usage(&self) -> Usage {
         let s = self.stats();
         Usage { calls: s.calls, prompt_tokens: s.prompt_tokens, completion_tokens: s.generated_tokens }

@@ -299,3 +299,38 @@ fn the_cpu_backend_matches_this_cpu() {
     assert_eq!(on("AVX2"), std::arch::is_x86_feature_detected!("avx2"), "{features:?}");
     assert_eq!(on("AVX512"), std::arch::is_x86_feature_detected!("avx512f"), "{features:?}");
 }
+
+#[test]
+fn a_batch_keeps_its_shared_prefix_while_another_thread_calls() {
+    // Two callers, each with a batch of checks sharing a long prefix. Each batch runs as one job,
+    // so each prefix is run through the model at most once per batch, whatever the interleaving
+    // of the two threads; one request at a time could re-run a prefix for every check.
+    let judge = std::sync::Arc::new(load());
+    let batch = |topic: &str| -> Vec<(Prompt, Vec<String>)> {
+        let reference = format!("{topic} ").repeat(40);
+        (0..4).map(|i| (verdict_prompt(topic, &reference, &format!("claim {i}"), "none"), labels())).collect()
+    };
+    let (a, b) = (batch("photosynthesis"), batch("volcanoes"));
+    let prompt_tokens: u64 = a.iter().chain(&b).map(|(p, _)| judge.prompt_tokens(p).unwrap().len() as u64).sum();
+    let first_of_each =
+        (judge.prompt_tokens(&a[0].0).unwrap().len() + judge.prompt_tokens(&b[0].0).unwrap().len()) as u64;
+    let before = judge.stats();
+    let (ja, jb) = (judge.clone(), judge.clone());
+    let ta = std::thread::spawn(move || ja.label_probs_many(&a));
+    let tb = std::thread::spawn(move || jb.label_probs_many(&b));
+    let (ra, rb) = (ta.join().unwrap(), tb.join().unwrap());
+    assert!(ra.iter().chain(&rb).all(Result::is_ok));
+    let after = judge.stats();
+    let evaluated = after.prefill_evaluated - before.prefill_evaluated;
+    assert_eq!(evaluated + after.prefill_reused - before.prefill_reused, prompt_tokens);
+    // At most both batches' first prompts in full, then about the differing tail of each other
+    // check (a few tokens each): far below all eight prompts in full.
+    assert!(
+        evaluated < first_of_each + 6 * 20,
+        "evaluated {evaluated} of {prompt_tokens} (first prompts {first_of_each})"
+    );
+    // The same results as one request at a time.
+    let single =
+        judge.label_probs(&verdict_prompt("volcanoes", &"volcanoes ".repeat(40), "claim 2", "none"), &labels());
+    assert_eq!(single.unwrap(), rb[2].clone().unwrap());
+}
