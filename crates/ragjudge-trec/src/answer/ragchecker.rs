@@ -79,6 +79,8 @@ pub struct RagCheckerDetail {
     pub answer_claims: Vec<CheckedClaim>,
     /// The reference's claims.
     pub reference_claims: Vec<CheckedClaim>,
+    /// Retrieved passages.
+    pub passages: usize,
     /// Checks sent to the model.
     pub calls: usize,
     /// Checks decided without a call.
@@ -199,6 +201,7 @@ impl RagCheckerMetric {
         Ok(RagCheckerDetail {
             answer_claims,
             reference_claims,
+            passages,
             calls: plan.checks.len() - skipped,
             skipped,
             threshold: self.opts.threshold,
@@ -210,13 +213,12 @@ impl RagCheckerMetric {
     /// The entailment tables of a record's evidence, at the threshold.
     pub fn tables(&self, d: &RagCheckerDetail) -> ClaimTables {
         let yes = |p: &Option<f64>| p.is_some_and(|p| p >= self.opts.threshold);
-        let passages = d.answer_claims.first().or(d.reference_claims.first()).map_or(0, |c| c.passages.len());
         ClaimTables {
             answer_in_reference: d.answer_claims.iter().map(|c| yes(&c.other)).collect(),
             reference_in_answer: d.reference_claims.iter().map(|c| yes(&c.other)).collect(),
             reference_in_passages: d.reference_claims.iter().map(|c| c.passages.iter().map(yes).collect()).collect(),
             answer_in_passages: d.answer_claims.iter().map(|c| c.passages.iter().map(yes).collect()).collect(),
-            passages,
+            passages: d.passages,
         }
     }
 
@@ -370,6 +372,19 @@ mod tests {
         assert_eq!(ua.strip_suffix("Paris is big."), ub.strip_suffix("Rome is old."));
         assert!(ua.starts_with("Question:\nQ?\n\nTrusted text:\nParis is big.\n\n"));
         assert_eq!(a.assistant_prefix.as_deref(), Some("Answer:"));
+    }
+
+    #[test]
+    fn passages_count_even_when_no_text_has_a_claim() {
+        let mut r = record(&["Paris is big."], "...");
+        r.reference = Some("!".into());
+        let (m, ce) = metric();
+        let out = m.score(&r).unwrap();
+        // No claim anywhere: the paper's zeros, and the retriever metrics are measured (0), not
+        // "no retrieved passages".
+        assert_eq!(&out.values[..5], &[Some(0.0); 5]);
+        assert_eq!(out.detail.unwrap()["passages"], 1);
+        assert!(ce.seen().is_empty());
     }
 
     #[test]
