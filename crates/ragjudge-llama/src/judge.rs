@@ -144,6 +144,21 @@ impl LlamaJudge {
         rx.recv().map_err(|_| ModelError::Inference(Reason::new("llama.cpp call panicked; the KV cache was reset")))
     }
 
+    /// Runs `f` on each item, in order, as one job on the worker thread; a failed job fails every
+    /// item.
+    fn call_each<T, R, F>(&self, items: Vec<T>, f: F) -> Vec<Result<R, ModelError>>
+    where
+        T: Send + 'static,
+        R: Send + 'static,
+        F: for<'m> Fn(&mut Engine<'m>, &T) -> Result<R, ModelError> + Send + 'static,
+    {
+        let n = items.len();
+        match self.call(move |e| items.iter().map(|item| f(e, item)).collect::<Vec<_>>()) {
+            Ok(results) => results,
+            Err(err) => (0..n).map(|_| Err(err.clone())).collect(),
+        }
+    }
+
     /// The model file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -240,24 +255,12 @@ impl Judge for LlamaJudge {
     /// claims) is reused even while other threads call the same judge. A batch that panics
     /// fails as a whole (the worker resets the KV cache); otherwise one request's error is its own.
     fn label_probs_many(&self, requests: &[(Prompt, Vec<String>)]) -> Vec<Result<LabelProbs, ModelError>> {
-        let owned = requests.to_vec();
-        let n = owned.len();
-        let run = move |e: &mut Engine<'_>| owned.iter().map(|(p, l)| e.label_probs(p, l)).collect::<Vec<_>>();
-        match self.call(run) {
-            Ok(results) => results,
-            Err(err) => vec![Err(err); n],
-        }
+        self.call_each(requests.to_vec(), |e, (p, l)| e.label_probs(p, l))
     }
 
     /// As [`Judge::label_probs_many`]: the batch runs as one job, in request order.
     fn generate_many(&self, requests: &[(Prompt, GenParams)]) -> Vec<Result<Generation, ModelError>> {
-        let owned = requests.to_vec();
-        let n = owned.len();
-        let run = move |e: &mut Engine<'_>| owned.iter().map(|(p, g)| e.generate(p, g)).collect::<Vec<_>>();
-        match self.call(run) {
-            Ok(results) => results,
-            Err(err) => vec![Err(err); n],
-        }
+        self.call_each(requests.to_vec(), |e, (p, g)| e.generate(p, g))
     }
 
     fn usage(&self) -> Usage {

@@ -83,30 +83,21 @@ impl EntailmentModel {
 
     /// P(entailed) for each (premise, hypothesis) pair, in order, in one batched model call.
     pub fn probs(&self, pairs: &[(&str, &str)]) -> Vec<Result<f64, TrecError>> {
-        let prompts: Vec<Prompt> = if matches!(self, EntailmentModel::Judge(_)) {
-            pairs.iter().map(|(p, h)| entailment_prompt(p, h)).collect()
-        } else {
-            Vec::new()
-        };
-        self.probs_with(pairs, &prompts)
+        self.probs_with(pairs, |i| entailment_prompt(pairs[i].0, pairs[i].1))
     }
 
-    /// [`probs`](Self::probs) where a judge reads `prompts` (one per pair, ending where the next
+    /// [`probs`](Self::probs) where a judge reads `prompt(i)` for pair `i` (ending where the next
     /// token is `Yes` or `No`) instead of [`entailment_prompt`]; a cross-encoder reads the pairs.
-    pub fn probs_with(&self, pairs: &[(&str, &str)], prompts: &[Prompt]) -> Vec<Result<f64, TrecError>> {
+    pub fn probs_with(&self, pairs: &[(&str, &str)], prompt: impl Fn(usize) -> Prompt) -> Vec<Result<f64, TrecError>> {
         if pairs.is_empty() {
             return Vec::new();
         }
         match self {
             EntailmentModel::CrossEncoder(m) => cross_encoder_probs(m.as_ref(), pairs),
-            EntailmentModel::Judge(_) if prompts.len() != pairs.len() => {
-                let e = TrecError::Contract(format!("{} prompts for {} pairs", prompts.len(), pairs.len()));
-                pairs.iter().map(|_| Err(e.clone())).collect()
-            }
             EntailmentModel::Judge(j) => {
                 let labels: Vec<String> = ENTAILMENT_LABELS.iter().map(|s| s.to_string()).collect();
                 let requests: Vec<(Prompt, Vec<String>)> =
-                    prompts.iter().map(|p| (p.clone(), labels.clone())).collect();
+                    (0..pairs.len()).map(|i| (prompt(i), labels.clone())).collect();
                 j.label_probs_many(&requests)
                     .into_iter()
                     .map(|r| match r {

@@ -7,10 +7,11 @@
 //! [`check_prompt`]: the question, the premise (the reference, the answer or one passage,
 //! truncated to [`MAX_SOURCE_CHARS`]) and the instruction, then the claim last; the checks of one
 //! premise are sent together, so a backend that reuses a shared prompt prefix (the local judge
-//! does) reads each premise once and each check costs little more than its claim. A check whose claim shares too few words
-//! with its premise (ROUGE-1 recall of the claim below [`RagCheckerOptions::skip_below`], stemmed)
-//! is decided "not entailed" without a call and recorded as skipped: no entailment model reads a
-//! claim into a premise that holds none of its words.
+//! does) reads each premise once and each check costs little more than its claim. A check whose
+//! claim shares too few words with its premise (ROUGE-1 recall of the claim below
+//! [`RagCheckerOptions::skip_below`], stemmed) is decided "not entailed" without a call and
+//! recorded as skipped: no entailment model reads a claim into a premise that holds none of its
+//! words.
 
 use super::entailment::{truncate_chars, EntailmentModel, ENTAILMENT_PREFIX, ENTAILMENT_SYSTEM, MAX_SOURCE_CHARS};
 use crate::diagnostics::{ClaimTables, Diagnostics, METRICS};
@@ -18,10 +19,11 @@ use crate::error::TrecError;
 use ragjudge_core::text::split_sentences;
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_lexical::citations::split_answer;
-use ragjudge_lexical::rouge::RougeScorer;
+use ragjudge_lexical::rouge::tokenize;
 use ragjudge_models::{Message, Prompt};
 use serde::Serialize;
 use serde_json::json;
+use std::collections::HashMap;
 
 /// Version of [`check_prompt`]; cached calls are keyed on the prompt, so any change of its text
 /// needs a new version.
@@ -135,14 +137,60 @@ pub struct RagCheckerMetric {
     opts: RagCheckerOptions,
 }
 
-/// What one record asks: the checks in order, `None` for a skipped one.
+/// Which text a claim comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Answer,
+    Reference,
+}
+
+/// One check: claim `claim` of `side` against premise `premise` (0 the reference, 1 the answer,
+/// 2.. the passages); `asked` unless the word rule decided it.
+struct Check {
+    side: Side,
+    claim: usize,
+    premise: usize,
+    asked: bool,
+}
+
+/// What one record asks, its checks in the order they are sent.
 struct Plan {
     query: String,
     answer: Vec<String>,
     reference: Vec<String>,
     premises: Vec<String>,
-    /// Per check: (premise index, claim text), answer claims first; `None` when skipped.
-    checks: Vec<Option<(usize, String)>>,
+    checks: Vec<Check>,
+}
+
+impl Plan {
+    fn claim(&self, c: &Check) -> &str {
+        match c.side {
+            Side::Answer => &self.answer[c.claim],
+            Side::Reference => &self.reference[c.claim],
+        }
+    }
+}
+
+/// ROUGE-1 recall of `claim` in a premise of these token counts: the share of the claim's tokens
+/// the premise holds, each counted at most as often as the premise has it (0 for no token).
+fn unigram_recall(claim: &[String], premise: &HashMap<String, usize>) -> f64 {
+    if claim.is_empty() {
+        return 0.0;
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for t in claim {
+        *counts.entry(t).or_default() += 1;
+    }
+    let overlap: usize = counts.iter().map(|(t, n)| (*n).min(premise.get(*t).copied().unwrap_or(0))).sum();
+    overlap as f64 / claim.len() as f64
+}
+
+fn token_counts(text: &str) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for t in tokenize(text, true) {
+        *counts.entry(t).or_default() += 1;
+    }
+    counts
 }
 
 impl RagCheckerMetric {
@@ -161,43 +209,42 @@ impl RagCheckerMetric {
         // Premise 0: the reference, 1: the answer, 2..: the passages.
         let mut premises = vec![cut(reference), cut(&record.answer)];
         premises.extend(record.contexts.iter().map(|c| cut(&c.text)));
-        let scorer = RougeScorer::new(true);
+        let premise_tokens: Vec<HashMap<String, usize>> = premises.iter().map(|p| token_counts(p)).collect();
         let mut checks = Vec::new();
-        for (claims, other) in [(&answer, 0usize), (&reference_claims, 1)] {
+        for (side, claims, other) in [(Side::Answer, &answer, 0usize), (Side::Reference, &reference_claims, 1)] {
+            let claim_tokens: Vec<Vec<String>> = claims.iter().map(|c| tokenize(c, true)).collect();
             // Premise-major order: the checks of one premise are adjacent, so its prefix is shared.
             for premise in std::iter::once(other).chain(2..premises.len()) {
-                for claim in claims.iter() {
-                    let overlap = scorer.score(claim, &premises[premise]).rouge1.recall;
-                    checks.push((overlap >= self.opts.skip_below).then(|| (premise, claim.clone())));
+                for (claim, tokens) in claim_tokens.iter().enumerate() {
+                    let asked = unigram_recall(tokens, &premise_tokens[premise]) >= self.opts.skip_below;
+                    checks.push(Check { side, claim, premise, asked });
                 }
             }
         }
         Ok(Plan { query: record.query.clone(), answer, reference: reference_claims, premises, checks })
     }
 
+    /// The evidence of `plan`, given one result per check (`None` for a skipped one).
     fn finish(&self, plan: Plan, probs: Vec<Result<Option<f64>, TrecError>>) -> Result<RagCheckerDetail, TrecError> {
-        let mut probs = probs.into_iter();
         let passages = plan.premises.len() - 2;
-        let mut take = |claims: &[String]| -> Result<Vec<CheckedClaim>, TrecError> {
-            let mut out: Vec<CheckedClaim> = claims
+        let checked = |claims: &[String]| -> Vec<CheckedClaim> {
+            claims
                 .iter()
-                .map(|c| CheckedClaim { claim: c.clone(), other: None, passages: Vec::with_capacity(passages) })
-                .collect();
-            for premise in 0..=passages {
-                for claim in out.iter_mut() {
-                    let p = probs.next().ok_or_else(|| TrecError::Contract("a check has no result".into()))??;
-                    if premise == 0 {
-                        claim.other = p;
-                    } else {
-                        claim.passages.push(p);
-                    }
-                }
-            }
-            Ok(out)
+                .map(|c| CheckedClaim { claim: c.clone(), other: None, passages: vec![None; passages] })
+                .collect()
         };
-        let answer_claims = take(&plan.answer)?;
-        let reference_claims = take(&plan.reference)?;
-        let skipped = plan.checks.iter().filter(|c| c.is_none()).count();
+        let (mut answer_claims, mut reference_claims) = (checked(&plan.answer), checked(&plan.reference));
+        for (check, p) in plan.checks.iter().zip(probs) {
+            let claim = match check.side {
+                Side::Answer => &mut answer_claims[check.claim],
+                Side::Reference => &mut reference_claims[check.claim],
+            };
+            match check.premise {
+                0 | 1 => claim.other = p?,
+                j => claim.passages[j - 2] = p?,
+            }
+        }
+        let skipped = plan.checks.iter().filter(|c| !c.asked).count();
         Ok(RagCheckerDetail {
             answer_claims,
             reference_claims,
@@ -225,17 +272,19 @@ impl RagCheckerMetric {
     /// Checks many records with one batched entailment call.
     pub fn check_many(&self, records: &[Record]) -> Vec<Result<(Diagnostics, RagCheckerDetail), TrecError>> {
         let plans: Vec<Result<Plan, TrecError>> = records.iter().map(|r| self.plan(r)).collect();
-        let mut pairs: Vec<(&str, &str)> = Vec::new();
-        let mut prompts: Vec<Prompt> = Vec::new();
-        for p in plans.iter().flatten() {
-            for (i, claim) in p.checks.iter().flatten() {
-                pairs.push((p.premises[*i].as_str(), claim.as_str()));
-                if matches!(self.model, EntailmentModel::Judge(_)) {
-                    prompts.push(check_prompt(&p.query, &p.premises[*i], claim));
-                }
-            }
-        }
-        let mut probs = self.model.probs_with(&pairs, &prompts).into_iter();
+        // (question, premise, claim) of every asked check, in order.
+        let asks: Vec<(&str, &str, &str)> = plans
+            .iter()
+            .flatten()
+            .flat_map(|p| {
+                p.checks
+                    .iter()
+                    .filter(|c| c.asked)
+                    .map(move |c| (p.query.as_str(), p.premises[c.premise].as_str(), p.claim(c)))
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = asks.iter().map(|&(_, premise, claim)| (premise, claim)).collect();
+        let mut probs = self.model.probs_with(&pairs, |i| check_prompt(asks[i].0, asks[i].1, asks[i].2)).into_iter();
         plans
             .into_iter()
             .map(|plan| {
@@ -243,9 +292,9 @@ impl RagCheckerMetric {
                 let mine: Vec<Result<Option<f64>, TrecError>> = plan
                     .checks
                     .iter()
-                    .map(|c| match c {
-                        None => Ok(None),
-                        Some(_) => probs
+                    .map(|c| match c.asked {
+                        false => Ok(None),
+                        true => probs
                             .next()
                             .unwrap_or_else(|| Err(TrecError::Contract("a check has no result".into())))
                             .map(Some),
