@@ -11,7 +11,7 @@
 //! claim shares too few words with its premise (ROUGE-1 recall of the claim below
 //! [`RagCheckerOptions::skip_below`], stemmed) is decided "not entailed" without a call and
 //! recorded as skipped: no entailment model reads a claim into a premise that holds none of its
-//! words.
+//! words. A claim without an ASCII word (the tokenizer's words) is always asked.
 
 use super::entailment::{truncate_chars, EntailmentModel, ENTAILMENT_PREFIX, ENTAILMENT_SYSTEM, MAX_SOURCE_CHARS};
 use crate::diagnostics::{ClaimTables, Diagnostics, METRICS};
@@ -216,7 +216,10 @@ impl RagCheckerMetric {
             // Premise-major order: the checks of one premise are adjacent, so its prefix is shared.
             for premise in std::iter::once(other).chain(2..premises.len()) {
                 for (claim, tokens) in claim_tokens.iter().enumerate() {
-                    let asked = unigram_recall(tokens, &premise_tokens[premise]) >= self.opts.skip_below;
+                    // The tokenizer keeps ASCII words only (as rouge-score's): a claim it sees no
+                    // word in (Chinese, say) cannot be ruled out by words, so it is asked.
+                    let asked =
+                        tokens.is_empty() || unigram_recall(tokens, &premise_tokens[premise]) >= self.opts.skip_below;
                     checks.push(Check { side, claim, premise, asked });
                 }
             }
@@ -434,6 +437,18 @@ mod tests {
         assert_eq!(&out.values[..5], &[Some(0.0); 5]);
         assert_eq!(out.detail.unwrap()["passages"], 1);
         assert!(ce.seen().is_empty());
+    }
+
+    #[test]
+    fn a_claim_without_ascii_words_is_asked_not_skipped() {
+        let mut r = record(&["Bananas grow on trees."], "巴黎是法国的首都。");
+        r.reference = Some("巴黎是法国的首都。".into());
+        let (m, ce) = metric();
+        let d = m.score(&r).unwrap().detail.unwrap();
+        // One answer and one reference claim, each against the other text and the passage: all
+        // four asked, although the tokenizer sees no word in either claim.
+        assert_eq!((d["calls"].as_u64(), d["skipped"].as_u64()), (Some(4), Some(0)));
+        assert_eq!(ce.seen().len(), 4);
     }
 
     #[test]
