@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Speed of claim-level judging on answer pairs, the two ways ragjudge does it, side by side with
-# the same judge on the same pairs, each from an empty call cache:
-#   claims       the `claims` protocol of compare / tournament (each answer sentence against the
-#                reference, each reference sentence against the answer; one yes/no call each);
-#   ragchecker   `score --metrics ragchecker` (every claim of answer and reference against the
-#                other text and every retrieved passage; lexically hopeless checks skipped).
-# Prints pairs, judge calls, seconds, seconds per pair and calls per second for each.
+# Speed of claim-level judging on answer pairs, the two reference-based protocols of compare /
+# tournament side by side, with the same judge on the same pairs, each from an empty call cache:
+#   claims       each answer sentence against the few most similar reference sentences, each
+#                reference sentence against the few most similar answer sentences (one yes/no
+#                call each, every call its own premise);
+#   ragchecker   RAGChecker's checks: each answer claim against the whole reference, each
+#                reference claim against the whole answer, the checks of one premise sent
+#                together (the local judge reads a premise once), lexically hopeless ones skipped.
+# Prints pairs, judge calls (claims checked), prompt tokens per pair, seconds, seconds per pair
+# and claims checked per second for each.
 #
 #   bash bench/claims/run.sh A.jsonl B.jsonl [PAIRS] [JUDGE]
 #
@@ -33,20 +36,21 @@ with open(f"{work}/b.jsonl", "w") as f:
 PY
 judge_args=()
 [ -n "$judge" ] && judge_args=(--judge "$judge")
-calls() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from calls').fetchone()[0])" "$1"; }
 row() {
-    local name=$1 cache=$2 seconds=$3
-    local n; n=$(calls "$cache")
-    python3 -c "import sys; name, p, c, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]); print(f'| {name} | {p} | {c} | {s:.1f} | {s / p:.1f} | {c / s:.2f} |')" \
-        "$name" "$(wc -l < "$work/a.jsonl")" "$n" "$seconds"
+    local name=$1 seconds=$2
+    python3 - "$name" "$(wc -l < "$work/a.jsonl")" "$seconds" "$work/$name.json" <<'PY'
+import json, sys
+name, pairs, seconds, report = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+usage = json.load(open(report))["usage"]
+calls, tokens = usage["calls"], usage["prompt_tokens"]
+print(f"| {name} | {pairs} | {calls} | {tokens / pairs:.0f} | {seconds:.1f} | {seconds / pairs:.1f} | {calls / seconds:.2f} |")
+PY
 }
-echo "| method | pairs | judge calls | seconds | s/pair | calls/s |"
-echo "|---|---:|---:|---:|---:|---:|"
-start=$(date +%s.%N)
-"$bin" compare "$work/a.jsonl" "$work/b.jsonl" --protocol claims --output "$work/claims" \
-    --cache "$work/claims.sqlite" --threads "$threads" "${judge_args[@]}" > /dev/null
-row claims "$work/claims.sqlite" "$(echo "$(date +%s.%N) - $start" | bc)"
-start=$(date +%s.%N)
-"$bin" score -i "$work/a.jsonl" "$work/b.jsonl" --metrics ragchecker --output "$work/rc.jsonl" \
-    --cache "$work/rc.sqlite" --threads "$threads" "${judge_args[@]}" > /dev/null
-row ragchecker "$work/rc.sqlite" "$(echo "$(date +%s.%N) - $start" | bc)"
+echo "| protocol | pairs | judge calls | prompt tokens per pair | seconds | s/pair | claims/s |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for protocol in claims ragchecker; do
+    start=$(date +%s.%N)
+    "$bin" compare "$work/a.jsonl" "$work/b.jsonl" --protocol "$protocol" --output "$work/$protocol" \
+        --cache "$work/$protocol.sqlite" --threads "$threads" --json "${judge_args[@]}" > "$work/$protocol.json"
+    row "$protocol" "$(echo "$(date +%s.%N) - $start" | bc)"
+done

@@ -344,7 +344,7 @@ def compare(
 ) -> MatchResult:
     """A DICE match between two systems' records, joined on ``id`` (``ragjudge compare``).
     ``protocol`` is ``dice`` or one of the protocols for small judges (``two-label``,
-    ``pointwise``, ``claims``, ``ensemble``; see docs/judge-eval.md). Traces, labels and, for the
+    ``pointwise``, ``claims``, ``ragchecker``, ``ensemble``; see docs/judge-eval.md). Traces, labels and, for the
     other protocols, ``verdicts.jsonl`` go to ``output`` (default: a new temporary directory)."""
     out = _dice_output(output)
     report, questions, trust = _native.compare(

@@ -80,6 +80,90 @@ fn a_claims_tournament_grades_each_answer_once_and_ranks_by_utility() {
     assert_eq!(std::fs::read_to_string(out.join("labels.jsonl")).unwrap().lines().count(), 12);
 }
 
+/// The `ragchecker` check judge (claim last, after `Sentence: `): Yes with 0.1 for a claim holding
+/// a fabrication of the example's `wrong` system, 0.9 for any other claim, except that a claim
+/// about the leaf's pores or stomata needs a premise that mentions them (else 0.3).
+fn ragchecker_judge() -> TestServer {
+    TestServer::start(Script::always(Behavior::Normal(Normal::logprobs_func(|req: &Value| {
+        let messages = req["messages"].as_array().unwrap();
+        let user = messages.iter().rev().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap();
+        let (head, claim) = user.rsplit_once("\n\nSentence: ").expect("a ragchecker check");
+        let premise = head.split("\n\nTrusted text:\n").nth(1).unwrap();
+        let about_pores = |t: &str| ["pores", "stomata"].iter().any(|w| t.contains(w));
+        let p = if ["condensation", "chlorophyll", "roots"].iter().any(|w| claim.contains(w)) {
+            0.1
+        } else if about_pores(claim) && !about_pores(premise) {
+            0.3
+        } else {
+            0.9
+        };
+        vec![("Yes".to_string(), f64::ln(p)), ("No".to_string(), f64::ln(1.0 - p))]
+    }))))
+}
+
+#[test]
+fn a_ragchecker_tournament_grades_each_answer_once_and_compares_declines_by_utility() {
+    let server = ragchecker_judge();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let runs = runs();
+    let mut args: Vec<&str> = vec!["tournament"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(["--format", "round-robin", "--protocol", "ragchecker", "--ids", "q01,q04", "--no-cache", "--json"]);
+    args.extend(["--output", out.to_str().unwrap()]);
+    let o = ragjudge_http(&server.base_url(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["protocol"], "ragchecker");
+    let order: Vec<&str> = v["systems"].as_array().unwrap().iter().map(|s| s["system"].as_str().unwrap()).collect();
+    assert_eq!(order, ["oracle", "partial", "abstain", "wrong"]);
+    let verdicts: Vec<Value> = std::fs::read_to_string(out.join("verdicts.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(verdicts.len(), 12);
+    // Each distinct answer is checked once: the calls are the checks made (skipped ones aside)
+    // over the eight answers, although every answer meets three others.
+    let mut made = std::collections::HashMap::new();
+    for r in &verdicts {
+        for (k, system) in [(0, &r["system_a"]), (1, &r["system_b"])] {
+            let c = &r["verdict"]["claims"][k];
+            let n = |key: &str| c[key].as_array().map_or(0, Vec::len) as u64;
+            let checks = n("support") + n("coverage") - c["skipped"].as_u64().unwrap_or(0);
+            made.insert((r["id"].as_str().unwrap().to_string(), system.as_str().unwrap().to_string()), checks);
+        }
+    }
+    assert_eq!(made.len(), 8);
+    let total: u64 = made.values().sum();
+    assert!(total > 0);
+    assert_eq!(server.request_count() as u64, total);
+    assert_eq!(v["judge_calls"], total);
+    for r in &verdicts {
+        let (a, b) = (&r["verdict"]["claims"][0], &r["verdict"]["claims"][1]);
+        let grades = r["verdict"]["grades"].as_array().unwrap();
+        let s_first = r["verdict"]["s_first"].as_f64().unwrap();
+        let g = |k: usize| grades[k].as_f64().unwrap();
+        if r["system_a"] == "abstain" || r["system_b"] == "abstain" {
+            // The abstaining answer has no claim and no score: the pair compares CRAG utilities
+            // (declining is 0), s = 0.5 + (u1 - u2) / 4.
+            let abstain = if r["system_a"] == "abstain" { a } else { b };
+            assert!(abstain["score"].is_null() && !abstain["declined"].as_array().unwrap().is_empty(), "{abstain}");
+            assert_eq!((g(0), g(1)), (a["utility"].as_f64().unwrap(), b["utility"].as_f64().unwrap()));
+            assert!((s_first - (0.5 + (g(0) - g(1)) / 4.0)).abs() < 1e-12);
+        } else {
+            // Both answer: 0.3 P + 0.2 R + 0.5 ROUGE-L F each, s = 0.5 + (score1 - score2) / 2.
+            for c in [a, b] {
+                let f = |key: &str| c[key].as_f64().unwrap();
+                let mix = 0.3 * f("precision") + 0.2 * f("recall") + 0.5 * f("overlap");
+                assert!((f("score") - mix).abs() < 1e-12, "{c}");
+            }
+            assert_eq!((g(0), g(1)), (a["score"].as_f64().unwrap(), b["score"].as_f64().unwrap()));
+            assert!((s_first - (0.5 + (g(0) - g(1)) / 2.0)).abs() < 1e-12);
+        }
+    }
+}
+
 #[test]
 fn options_of_dice_alone_are_refused_with_another_protocol() {
     let runs = runs();
@@ -88,7 +172,8 @@ fn options_of_dice_alone_are_refused_with_another_protocol() {
     assert!(stderr(&o).contains("debias applies to the dice protocol only (not claims)"), "{}", stderr(&o));
     let o = ragjudge(&["compare", &runs[0], &runs[1], "--protocol", "vibes", "--dry-run"]);
     assert!(
-        stderr(&o).contains("unknown protocol `vibes` (known: dice, two-label, pointwise, ensemble, claims)"),
+        stderr(&o)
+            .contains("unknown protocol `vibes` (known: dice, two-label, pointwise, ensemble, claims, ragchecker)"),
         "{}",
         stderr(&o)
     );

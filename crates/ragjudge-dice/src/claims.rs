@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use ragjudge_core::text::split_sentences;
-use ragjudge_lexical::citations::split_answer;
+pub use ragjudge_lexical::citations::strip_citations;
 use ragjudge_lexical::refusal::{lexical_no_answer, refusal_phrase};
 use ragjudge_models::{Judge, LabelProbs, Message, ModelError, Prompt};
 use serde::{Deserialize, Serialize};
@@ -91,6 +91,57 @@ pub struct ClaimCheck {
     pub recall: Option<f64>,
     /// CRAG-style utility in `[-1, 1]` (module docs).
     pub utility: f64,
+    /// Checks decided "no" without a call (the `ragchecker` protocol's word rule; their
+    /// probability above is 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: usize,
+    /// ROUGE-L F of the answer against the reference (`ragchecker` protocol).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<f64>,
+    /// The combined score two answers that both answer are compared by (`ragchecker`
+    /// protocol, `crate::ragchecker::mix`); `None` when the answer has no claim or the
+    /// reference declines, where utilities are compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl ClaimCheck {
+    /// The grade of an answer from its checks: `support` of each claim, `coverage` of each
+    /// reference sentence (empty when not checked), with the declining sentences set apart.
+    pub fn of(
+        claims: Vec<String>,
+        support: Vec<f64>,
+        declined: Vec<(String, String)>,
+        reference: Vec<String>,
+        reference_declines: bool,
+        coverage: Vec<f64>,
+    ) -> Self {
+        let (precision, recall) = if reference_declines {
+            // Declining is the reference's own answer: each declining sentence is right.
+            let judged: Vec<f64> = support.iter().copied().chain(declined.iter().map(|_| 1.0)).collect();
+            (mean(&judged), (!judged.is_empty()).then_some(if declined.is_empty() { 0.0 } else { 1.0 }))
+        } else {
+            (mean(&support), mean(&coverage))
+        };
+        ClaimCheck {
+            claims,
+            support,
+            declined,
+            reference,
+            reference_declines,
+            coverage,
+            precision,
+            recall,
+            utility: utility(precision, recall),
+            skipped: 0,
+            overlap: None,
+            score: None,
+        }
+    }
 }
 
 /// The utility of an answer with precision `p` and recall `c` (module docs); `0` without claims.
@@ -100,20 +151,6 @@ pub fn utility(precision: Option<f64>, recall: Option<f64>) -> f64 {
         (Some(p), None) => p / 2.0 - (1.0 - p),
         _ => 0.0,
     }
-}
-
-/// `text` without citation markers (`[1]`, `[1, 2]`, `[1][2]`), as Open RAG Eval reads them.
-pub fn strip_citations(text: &str) -> String {
-    let parts: Vec<String> = split_answer(text).into_iter().map(|p| p.text).collect();
-    let mut out = String::new();
-    for p in parts {
-        let glue = !out.is_empty() && !p.starts_with(|c: char| ".,;:!?)".contains(c));
-        if glue {
-            out.push(' ');
-        }
-        out.push_str(&p);
-    }
-    out
 }
 
 /// An answer split into claims (citation markers removed) and declining sentences.
@@ -167,7 +204,7 @@ pub fn label_probs_unique(
 }
 
 /// An answer to grade: the question, the answer and the reference answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Graded<'a> {
     /// The question.
     pub query: &'a str,
@@ -219,24 +256,7 @@ pub fn check_answers(judge: &Arc<dyn Judge>, answers: &[Graded<'_>], k: usize) -
                 replies.by_ref().take(n).map(|r| r.map(|lp| lp.probs[0])).collect();
             let probs = probs.into_iter().collect::<Result<Vec<f64>, _>>()?;
             let (support, coverage) = probs.split_at(probs.len().min(claims.len()));
-            let (precision, recall) = if reference_declines {
-                // Declining is the reference's own answer: each declining sentence is right.
-                let judged: Vec<f64> = support.iter().copied().chain(declined.iter().map(|_| 1.0)).collect();
-                (mean(&judged), (!judged.is_empty()).then_some(if declined.is_empty() { 0.0 } else { 1.0 }))
-            } else {
-                (mean(support), mean(coverage))
-            };
-            Ok(ClaimCheck {
-                claims,
-                support: support.to_vec(),
-                declined,
-                reference: facts,
-                reference_declines,
-                coverage: coverage.to_vec(),
-                precision,
-                recall,
-                utility: utility(precision, recall),
-            })
+            Ok(ClaimCheck::of(claims, support.to_vec(), declined, facts, reference_declines, coverage.to_vec()))
         })
         .collect()
 }

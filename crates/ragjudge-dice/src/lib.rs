@@ -21,6 +21,7 @@ pub mod pair_score;
 pub mod ppi;
 pub mod prompts;
 pub mod protocol;
+pub mod ragchecker;
 pub mod run;
 pub mod scoring;
 pub mod swiss;

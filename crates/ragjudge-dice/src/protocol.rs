@@ -12,6 +12,9 @@
 //!   One call per output, no order to average, so a tournament needs half the calls.
 //! - `claims`: each output checked sentence by sentence against the reference answer, scored
 //!   on CRAG's truthfulness scale (`crate::claims`); needs a reference. Each output is graded once.
+//! - `ragchecker`: RAGChecker's overall checks of each output against the whole reference and
+//!   back, combined with ROUGE-L against the reference, declining on CRAG's scale
+//!   (`crate::ragchecker`); needs a reference. Each output is graded once.
 //! - `ensemble`: the mean of the `two-label` and `pointwise` scores (both prompt formats, both
 //!   orders; calls shared with those protocols through the cache), tie from the margin.
 
@@ -43,17 +46,21 @@ pub enum Protocol {
     Ensemble,
     /// Claim-by-claim checks against the reference, CRAG utilities compared.
     Claims,
+    /// RAGChecker's overall checks combined with ROUGE-L against the reference.
+    #[serde(rename = "ragchecker")]
+    RagChecker,
 }
 
 impl Protocol {
     /// Every protocol.
-    pub const ALL: [Protocol; 6] = [
+    pub const ALL: [Protocol; 7] = [
         Protocol::Dice,
         Protocol::DiceReasoning,
         Protocol::TwoLabel,
         Protocol::Pointwise,
         Protocol::Ensemble,
         Protocol::Claims,
+        Protocol::RagChecker,
     ];
 
     /// The name used on the command line and in tables.
@@ -65,17 +72,18 @@ impl Protocol {
             Protocol::Pointwise => "pointwise",
             Protocol::Ensemble => "ensemble",
             Protocol::Claims => "claims",
+            Protocol::RagChecker => "ragchecker",
         }
     }
 
     /// Whether it needs a reference answer.
     pub fn needs_reference(self) -> bool {
-        self == Protocol::Claims
+        matches!(self, Protocol::Claims | Protocol::RagChecker)
     }
 
     /// Whether it grades each output alone (no presentation order).
     pub fn is_pointwise(self) -> bool {
-        matches!(self, Protocol::Pointwise | Protocol::Claims)
+        matches!(self, Protocol::Pointwise | Protocol::Claims | Protocol::RagChecker)
     }
 
     /// The protocol of a name.
@@ -88,7 +96,9 @@ impl Protocol {
     pub fn prompt_lang(self) -> Option<Lang> {
         match self {
             Protocol::Dice | Protocol::DiceReasoning => None,
-            Protocol::TwoLabel | Protocol::Pointwise | Protocol::Ensemble | Protocol::Claims => Some(Lang::En),
+            Protocol::TwoLabel | Protocol::Pointwise | Protocol::Ensemble | Protocol::Claims | Protocol::RagChecker => {
+                Some(Lang::En)
+            }
         }
     }
 
@@ -100,6 +110,7 @@ impl Protocol {
             Protocol::Pointwise => GRADE_VERSION,
             Protocol::Ensemble => "pair2-en-v1+grade-en-v1",
             Protocol::Claims => crate::claims::CLAIMS_VERSION,
+            Protocol::RagChecker => crate::ragchecker::VERSION,
         }
     }
 }
@@ -154,10 +165,11 @@ pub struct Verdict {
     pub outcome: Outcome,
     /// Per presentation order (none for `pointwise`).
     pub orders: Vec<OrderVerdict>,
-    /// Expected grades of the two outputs (`pointwise`), or their utilities (`claims`).
+    /// What the two outputs were compared by: expected grades (`pointwise`), utilities
+    /// (`claims`), scores or, when one declines, utilities (`ragchecker`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grades: Option<(f64, f64)>,
-    /// The claim checks of the two outputs (`claims`).
+    /// The claim checks of the two outputs (`claims`, `ragchecker`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claims: Option<Box<(ClaimCheck, ClaimCheck)>>,
 }
@@ -342,7 +354,7 @@ pub fn judge_items<P: AsRef<Pair>>(
                 })
                 .collect()
         }
-        Protocol::Pointwise | Protocol::Claims => {
+        Protocol::Pointwise | Protocol::Claims | Protocol::RagChecker => {
             let sides: Vec<(&Pair, &Side)> = items.iter().flat_map(|&i| [(i, &i.first), (i, &i.second)]).collect();
             let mut grades = grade_sides(judge, protocol, &sides, settings).into_iter();
             items
@@ -360,43 +372,53 @@ pub fn judge_items<P: AsRef<Pair>>(
     }
 }
 
-/// One output graded alone (`pointwise`, `claims`).
+/// One output graded alone (`pointwise`, `claims`, `ragchecker`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerGrade {
     /// The expected 1-5 grade (`pointwise`).
     Expected(f64),
-    /// The claim checks against the reference (`claims`).
+    /// The claim checks against the reference (`claims`, `ragchecker`).
     Claims(ClaimCheck),
 }
 
 impl AnswerGrade {
-    /// The grade (`pointwise`) or the utility (`claims`).
-    pub fn value(&self) -> f64 {
-        match self {
-            AnswerGrade::Expected(g) => *g,
-            AnswerGrade::Claims(c) => c.utility,
-        }
-    }
-
-    /// The model calls the grade took: one for `pointwise`, one per check for `claims`.
+    /// The model calls the grade took: one for `pointwise`, one per check made for `claims`
+    /// and `ragchecker`.
     pub fn calls(&self) -> usize {
         match self {
             AnswerGrade::Expected(_) => 1,
-            AnswerGrade::Claims(c) => c.support.len() + c.coverage.len(),
+            AnswerGrade::Claims(c) => (c.support.len() + c.coverage.len()).saturating_sub(c.skipped),
         }
     }
 
-    /// The score of this output against `other` in `[0, 1]`: `0.5 + (g1 - g2) / 8` for grades,
-    /// `0.5 + (u1 - u2) / 4` for utilities (each difference over its range).
+    /// The values two grades are compared by, and the width of their difference's range:
+    /// grades (1-5: 8), combined scores when both outputs have one (`ragchecker`, in `[0, 1]`:
+    /// 2), else CRAG utilities (in `[-1, 1]`: 4).
+    fn compared(&self, other: &AnswerGrade) -> (f64, f64, f64) {
+        match (self, other) {
+            (AnswerGrade::Claims(x), AnswerGrade::Claims(y)) => match (x.score, y.score) {
+                (Some(a), Some(b)) => (a, b, 2.0),
+                _ => (x.utility, y.utility, 4.0),
+            },
+            (AnswerGrade::Expected(a), AnswerGrade::Expected(b)) => (*a, *b, 8.0),
+            // Grades of two protocols never meet; read a check as its utility on the 1-5 scale.
+            (AnswerGrade::Expected(a), AnswerGrade::Claims(y)) => (*a, 3.0 + 2.0 * y.utility, 8.0),
+            (AnswerGrade::Claims(x), AnswerGrade::Expected(b)) => (3.0 + 2.0 * x.utility, *b, 8.0),
+        }
+    }
+
+    /// The score of this output against `other` in `[0, 1]`: `0.5 + (v1 - v2) / range` with the
+    /// values compared and their range (see `compared`).
     pub fn score_against(&self, other: &AnswerGrade) -> f64 {
-        let range = if matches!(self, AnswerGrade::Claims(_)) { 4.0 } else { 8.0 };
-        0.5 + (self.value() - other.value()) / range
+        let (a, b, range) = self.compared(other);
+        0.5 + (a - b) / range
     }
 }
 
 /// The verdict of two graded outputs.
 pub fn verdict_of_grades(a: AnswerGrade, b: AnswerGrade, tie_margin: f64) -> Verdict {
+    let (va, vb, _) = a.compared(&b);
     let s_first = a.score_against(&b);
     let claims = match (&a, &b) {
         (AnswerGrade::Claims(x), AnswerGrade::Claims(y)) => Some(Box::new((x.clone(), y.clone()))),
@@ -406,7 +428,7 @@ pub fn verdict_of_grades(a: AnswerGrade, b: AnswerGrade, tie_margin: f64) -> Ver
         s_first,
         outcome: Outcome::of_score(s_first, tie_margin),
         orders: Vec::new(),
-        grades: Some((a.value(), b.value())),
+        grades: Some((va, vb)),
         claims,
     }
 }
@@ -431,7 +453,7 @@ pub fn grade_sides(
                 .map(|r| r.map(|lp| AnswerGrade::Expected(expected_grade(&lp))))
                 .collect()
         }
-        Protocol::Claims => {
+        Protocol::Claims | Protocol::RagChecker => {
             let answers: Vec<Graded<'_>> = sides
                 .iter()
                 .filter_map(|(i, s)| {
@@ -442,7 +464,11 @@ pub fn grade_sides(
                     })
                 })
                 .collect();
-            let mut checks = check_answers(judge, &answers, settings.premise_sentences).into_iter();
+            let checks = match protocol {
+                Protocol::Claims => check_answers(judge, &answers, settings.premise_sentences),
+                _ => crate::ragchecker::grade_answers(judge, &answers),
+            };
+            let mut checks = checks.into_iter();
             sides
                 .iter()
                 .map(|(i, _)| match i.reference {
@@ -450,7 +476,9 @@ pub fn grade_sides(
                         .next()
                         .unwrap_or_else(|| Err(ModelError::missing("claim check")))
                         .map(AnswerGrade::Claims),
-                    None => Err(ModelError::Inference("the claims protocol needs a reference answer".into())),
+                    None => Err(ModelError::Inference(
+                        format!("the {} protocol needs a reference answer", protocol.name()).into(),
+                    )),
                 })
                 .collect()
         }
@@ -526,6 +554,9 @@ mod tests {
             precision: None,
             recall: None,
             utility,
+            skipped: 0,
+            overlap: None,
+            score: None,
         };
         let v = verdict_of_grades(AnswerGrade::Claims(check(-1.0)), AnswerGrade::Claims(check(0.5)), 0.3);
         assert_eq!((v.s_first, v.outcome), (0.125, Outcome::Second));
@@ -533,6 +564,15 @@ mod tests {
         // Within the tie margin.
         let v = verdict_of_grades(AnswerGrade::Claims(check(0.1)), AnswerGrade::Claims(check(0.0)), 0.1);
         assert_eq!(v.outcome, Outcome::Tie);
+        // `ragchecker`: scores in [0, 1] when both outputs have one, 0.5 + (0.7 - 0.4) / 2 = 0.65,
+        // whatever their utilities; else utilities, -0.2 against a decline's 0: 0.5 - 0.2 / 4.
+        let scored = |utility, score| AnswerGrade::Claims(ClaimCheck { score, ..check(utility) });
+        let v = verdict_of_grades(scored(-0.2, Some(0.7)), scored(0.4, Some(0.4)), 0.0);
+        assert!((v.s_first - 0.65).abs() < 1e-12 && v.outcome == Outcome::First, "{v:?}");
+        assert_eq!(v.grades, Some((0.7, 0.4)));
+        let v = verdict_of_grades(scored(-0.2, Some(0.7)), scored(0.0, None), 0.0);
+        assert!((v.s_first - 0.45).abs() < 1e-12 && v.outcome == Outcome::Second, "{v:?}");
+        assert_eq!(v.grades, Some((-0.2, 0.0)));
     }
 
     #[test]

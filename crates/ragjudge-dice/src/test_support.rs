@@ -49,8 +49,8 @@ pub(crate) fn pair(orders: Vec<OrderJudgement>) -> PairJudgement {
 }
 
 /// A yes/no judge for claim checks: P(Yes) is the value of the first key found in the prompt's
-/// claim (the paragraph before the closing question, without its heading line), 0.5 when none
-/// is; calls are counted.
+/// claim (the last paragraph after `Sentence: `, else the paragraph before the closing question
+/// without its heading line), 0.5 when none is; calls are counted.
 pub(crate) struct ScriptedYes {
     script: Vec<(String, f64)>,
     calls: std::sync::atomic::AtomicU64,
@@ -88,7 +88,11 @@ impl ragjudge_models::Judge for ScriptedYes {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let user = &prompt.messages.last().expect("a message").content;
         let paragraphs: Vec<&str> = user.split("\n\n").collect();
-        let claim = paragraphs[paragraphs.len().saturating_sub(2)].split_once('\n').map_or("", |(_, c)| c);
+        let last = paragraphs.last().copied().unwrap_or("");
+        let claim = match last.strip_prefix("Sentence: ") {
+            Some(claim) => claim,
+            None => paragraphs[paragraphs.len().saturating_sub(2)].split_once('\n').map_or("", |(_, c)| c),
+        };
         let p = self.script.iter().find(|(k, _)| claim.contains(k.as_str())).map_or(0.5, |(_, p)| *p);
         Ok(LabelProbs {
             labels: labels.to_vec(),

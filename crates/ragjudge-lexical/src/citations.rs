@@ -58,6 +58,20 @@ pub fn split_answer(answer: &str) -> Vec<AnswerPart> {
     parts
 }
 
+/// `text` without citation markers (`[1]`, `[1, 2]`, `[1][2]`), as Open RAG Eval reads them.
+pub fn strip_citations(text: &str) -> String {
+    let parts: Vec<String> = split_answer(text).into_iter().map(|p| p.text).collect();
+    let mut out = String::new();
+    for p in parts {
+        let glue = !out.is_empty() && !p.starts_with(|c: char| ".,;:!?)".contains(c));
+        if glue {
+            out.push(' ');
+        }
+        out.push_str(&p);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +89,15 @@ mod tests {
         assert_eq!(split_answer("No citations here."), vec![part("No citations here.", &[])]);
         // A one-character tail is dropped; an empty text before a block is skipped.
         assert_eq!(split_answer("[2] First[1]."), vec![part("First", &[1])]);
+    }
+
+    #[test]
+    fn stripping_markers_keeps_sentences_whole() {
+        // A marker inside a sentence does not cut it; punctuation after a marker is glued back.
+        assert_eq!(
+            strip_citations("It happens in the membranes [1] of the chloroplasts [1, 2]. It is green [3]."),
+            "It happens in the membranes of the chloroplasts. It is green"
+        );
+        assert_eq!(strip_citations("No markers."), "No markers.");
     }
 }

@@ -10,7 +10,9 @@ pub struct ProtocolArgs {
     /// How each pair is judged: `dice` (DICE's three labels A / B / tie, both orders, stage I
     /// unless --no-reasoning), `two-label` (a forced choice, both orders averaged), `pointwise`
     /// (each answer graded 1-5 alone), `claims` (each answer checked claim by claim against its
-    /// reference, CRAG-style utility; needs references) or `ensemble` (two-label + pointwise).
+    /// reference, CRAG-style utility; needs references), `ragchecker` (RAGChecker's claim checks
+    /// against the whole reference combined with ROUGE-L, declining on CRAG's scale; needs
+    /// references) or `ensemble` (two-label + pointwise).
     /// Pointwise protocols grade each answer once. See docs/judge-eval.md for how they compare.
     #[arg(long, default_value = "dice", value_parser = run_protocol)]
     pub protocol: Protocol,

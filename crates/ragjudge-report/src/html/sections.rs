@@ -9,6 +9,7 @@ use crate::charts::{
 };
 use crate::inputs::{records_by_key, DiceInput, DiceKind, Input, Inputs, Loaded, ScoreInput};
 use ragjudge_core::Record;
+use ragjudge_dice::claims::ClaimCheck;
 use ragjudge_eval::SummaryReport;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -664,55 +665,53 @@ fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) ->
     (s, hidden)
 }
 
-/// The claim checks of each answer to question `id` (runs judged with `--protocol claims`): one
-/// row per system, with each sentence's support and the reference sentences' coverage.
+/// The claim checks of each answer to question `id` (runs judged with `--protocol claims` or
+/// `ragchecker`): one row per system, with each sentence's support and the reference sentences'
+/// coverage; `ragchecker` adds its score and ROUGE-L F.
 fn claim_checks(ctx: &Ctx<'_>, id: &str) -> String {
-    let mut table = Table::new(&[
-        ("system", false),
-        ("utility", true),
-        ("precision", true),
-        ("recall", true),
-        ("claims (P supported)", false),
-        ("declined", false),
-    ]);
-    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    let mut rows: Vec<(String, &ClaimCheck)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (_, d) in ctx.dice() {
         for v in d.verdicts.iter().filter(|v| v.id == id) {
             let Some(pair) = &v.verdict.claims else { continue };
             for (system, c) in [(&v.system_a, &pair.0), (&v.system_b, &pair.1)] {
-                if !seen.insert(system.clone()) {
-                    continue;
+                if seen.insert(system.clone()) {
+                    rows.push((system.clone(), c));
                 }
-                let claims: Vec<String> =
-                    c.claims.iter().zip(&c.support).map(|(t, p)| format!("{} ({p:.2})", esc(t))).collect();
-                let declined: Vec<String> = c.declined.iter().map(|(t, _)| esc(t)).collect();
-                let opt = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |x| format!("{x:.3}"));
-                let cells = vec![
-                    esc(system),
-                    format!("{:.3}", c.utility),
-                    opt(c.precision),
-                    opt(c.recall),
-                    claims.join("<br>"),
-                    declined.join("<br>"),
-                ];
-                rows.push((system.clone(), cells));
             }
         }
     }
-    // In the order of the answer cards above.
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
-    for (_, cells) in rows {
-        table.row(cells);
-    }
-    if table.is_empty() {
+    if rows.is_empty() {
         return String::new();
     }
-    format!(
-        "<p><strong>Claim checks</strong> (each answer sentence against the reference; utility on CRAG's scale: \
-         1 perfect, 0 declined, -1 wrong)</p>{}",
-        table.html()
-    )
+    // In the order of the answer cards above.
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let mixed = rows.iter().any(|(_, c)| c.overlap.is_some());
+    let mut headers = vec![("system", false), ("utility", true), ("precision", true), ("recall", true)];
+    if mixed {
+        headers.extend([("ROUGE-L F", true), ("score", true)]);
+    }
+    headers.extend([("claims (P supported)", false), ("declined", false)]);
+    let mut table = Table::new(&headers);
+    let opt = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |x| format!("{x:.3}"));
+    for (system, c) in rows {
+        let claims: Vec<String> =
+            c.claims.iter().zip(&c.support).map(|(t, p)| format!("{} ({p:.2})", esc(t))).collect();
+        let declined: Vec<String> = c.declined.iter().map(|(t, _)| esc(t)).collect();
+        let mut cells = vec![esc(&system), format!("{:.3}", c.utility), opt(c.precision), opt(c.recall)];
+        if mixed {
+            cells.extend([opt(c.overlap), opt(c.score)]);
+        }
+        cells.extend([claims.join("<br>"), declined.join("<br>")]);
+        table.row(cells);
+    }
+    let how = if mixed {
+        "each answer claim against the whole reference; score 0.3 precision + 0.2 recall + 0.5 ROUGE-L F, \
+         compared unless an answer declines; utility on CRAG's scale: 1 perfect, 0 declined, -1 wrong"
+    } else {
+        "each answer sentence against the reference; utility on CRAG's scale: 1 perfect, 0 declined, -1 wrong"
+    };
+    format!("<p><strong>Claim checks</strong> ({how})</p>{}", table.html())
 }
 
 /// A score row's evidence (its `detail` object), highlights first.

@@ -18,7 +18,7 @@ use crate::diagnostics::{ClaimTables, Diagnostics, METRICS};
 use crate::error::TrecError;
 use ragjudge_core::text::split_sentences;
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
-use ragjudge_lexical::citations::split_answer;
+use ragjudge_lexical::citations::strip_citations;
 use ragjudge_lexical::rouge::tokenize;
 use ragjudge_models::{Message, Prompt};
 use serde::Serialize;
@@ -100,11 +100,12 @@ pub fn column(metric: &str) -> String {
     format!("ragchecker_{metric}")
 }
 
-/// The claims of a text: its sentences, citation markers removed.
+/// The claims of a text: its sentences once citation markers are removed (a marker inside a
+/// sentence does not cut it).
 pub fn claims_of(text: &str) -> Vec<String> {
-    split_answer(text)
-        .iter()
-        .flat_map(|part| split_sentences(&part.text).into_iter().map(|s| s.trim().to_string()).collect::<Vec<_>>())
+    split_sentences(&strip_citations(text))
+        .into_iter()
+        .map(|s| s.trim().to_string())
         .filter(|s| s.chars().any(char::is_alphanumeric))
         .collect()
 }
@@ -171,6 +172,23 @@ impl Plan {
     }
 }
 
+/// The texts of one record's diagnostics and the claims to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimSource<'a> {
+    /// The question.
+    pub query: &'a str,
+    /// The answer (premise of the reference's claims).
+    pub answer: &'a str,
+    /// The answer's claims.
+    pub answer_claims: Vec<String>,
+    /// The reference answer (premise of the answer's claims).
+    pub reference: &'a str,
+    /// The reference's claims.
+    pub reference_claims: Vec<String>,
+    /// Retrieved passages, in rank order.
+    pub passages: Vec<&'a str>,
+}
+
 /// ROUGE-1 recall of `claim` in a premise of these token counts: the share of the claim's tokens
 /// the premise holds, each counted at most as often as the premise has it (0 for no token).
 fn unigram_recall(claim: &[String], premise: &HashMap<String, usize>) -> f64 {
@@ -203,17 +221,27 @@ impl RagCheckerMetric {
         let Some(reference) = record.reference.as_deref().filter(|r| !r.trim().is_empty()) else {
             return Err(TrecError::NothingToCheck("no reference answer".into()));
         };
-        let answer = claims_of(&record.answer);
-        let reference_claims = claims_of(reference);
+        Ok(self.plan_of(ClaimSource {
+            query: &record.query,
+            answer: &record.answer,
+            answer_claims: claims_of(&record.answer),
+            reference,
+            reference_claims: claims_of(reference),
+            passages: record.contexts.iter().map(|c| c.text.as_str()).collect(),
+        }))
+    }
+
+    fn plan_of(&self, source: ClaimSource<'_>) -> Plan {
         let cut = |s: &str| truncate_chars(s, self.opts.max_source_chars).0.to_string();
         // Premise 0: the reference, 1: the answer, 2..: the passages.
-        let mut premises = vec![cut(reference), cut(&record.answer)];
-        premises.extend(record.contexts.iter().map(|c| cut(&c.text)));
+        let mut premises = vec![cut(source.reference), cut(source.answer)];
+        premises.extend(source.passages.iter().map(|p| cut(p)));
         let premise_tokens: Vec<HashMap<String, usize>> = premises.iter().map(|p| token_counts(p)).collect();
         let mut checks = Vec::new();
-        for (side, claims, other) in [(Side::Answer, &answer, 0usize), (Side::Reference, &reference_claims, 1)] {
+        for (side, claims, other) in
+            [(Side::Answer, &source.answer_claims, 0usize), (Side::Reference, &source.reference_claims, 1)]
+        {
             let claim_tokens: Vec<Vec<String>> = claims.iter().map(|c| tokenize(c, true)).collect();
-            // Premise-major order: the checks of one premise are adjacent, so its prefix is shared.
             for premise in std::iter::once(other).chain(2..premises.len()) {
                 for (claim, tokens) in claim_tokens.iter().enumerate() {
                     // The tokenizer keeps ASCII words only (as rouge-score's): a claim it sees no
@@ -224,7 +252,13 @@ impl RagCheckerMetric {
                 }
             }
         }
-        Ok(Plan { query: record.query.clone(), answer, reference: reference_claims, premises, checks })
+        Plan {
+            query: source.query.to_string(),
+            answer: source.answer_claims,
+            reference: source.reference_claims,
+            premises,
+            checks,
+        }
     }
 
     /// The evidence of `plan`, given one result per check (`None` for a skipped one).
@@ -274,8 +308,25 @@ impl RagCheckerMetric {
 
     /// Checks many records with one batched entailment call.
     pub fn check_many(&self, records: &[Record]) -> Vec<Result<(Diagnostics, RagCheckerDetail), TrecError>> {
-        let plans: Vec<Result<Plan, TrecError>> = records.iter().map(|r| self.plan(r)).collect();
-        // (question, premise, claim) of every asked check, in order.
+        let plans = records.iter().map(|r| self.plan(r)).collect();
+        self.run(plans)
+            .into_iter()
+            .map(|detail| detail.map(|detail| (Diagnostics::of(&self.tables(&detail)), detail)))
+            .collect()
+    }
+
+    /// Checks the claims of each source, as given, with one batched entailment call: the
+    /// evidence of each, in order (for callers that choose the claims themselves, as a
+    /// protocol that sets declining sentences apart).
+    pub fn check_sources(&self, sources: Vec<ClaimSource<'_>>) -> Vec<Result<RagCheckerDetail, TrecError>> {
+        self.run(sources.into_iter().map(|s| Ok(self.plan_of(s))).collect())
+    }
+
+    /// Asks every asked check of `plans` in one batch, the checks of one question and premise
+    /// adjacent (two answers to one question share the reference's prefix), and places each
+    /// result back in its plan.
+    fn run(&self, plans: Vec<Result<Plan, TrecError>>) -> Vec<Result<RagCheckerDetail, TrecError>> {
+        // (question, premise, claim) of every asked check, in plan order.
         let asks: Vec<(&str, &str, &str)> = plans
             .iter()
             .flatten()
@@ -286,8 +337,18 @@ impl RagCheckerMetric {
                     .map(move |c| (p.query.as_str(), p.premises[c.premise].as_str(), p.claim(c)))
             })
             .collect();
-        let pairs: Vec<(&str, &str)> = asks.iter().map(|&(_, premise, claim)| (premise, claim)).collect();
-        let mut probs = self.model.probs_with(&pairs, |i| check_prompt(asks[i].0, asks[i].1, asks[i].2)).into_iter();
+        let mut order: Vec<usize> = (0..asks.len()).collect();
+        order.sort_by_key(|&i| (asks[i].0, asks[i].1));
+        let pairs: Vec<(&str, &str)> = order.iter().map(|&i| (asks[i].1, asks[i].2)).collect();
+        let sent = self.model.probs_with(&pairs, |k| {
+            let (query, premise, claim) = asks[order[k]];
+            check_prompt(query, premise, claim)
+        });
+        let mut results: Vec<Option<Result<f64, TrecError>>> = (0..asks.len()).map(|_| None).collect();
+        for (&i, r) in order.iter().zip(sent) {
+            results[i] = Some(r);
+        }
+        let mut probs = results.into_iter();
         plans
             .into_iter()
             .map(|plan| {
@@ -299,13 +360,12 @@ impl RagCheckerMetric {
                         false => Ok(None),
                         true => probs
                             .next()
+                            .flatten()
                             .unwrap_or_else(|| Err(TrecError::Contract("a check has no result".into())))
                             .map(Some),
                     })
                     .collect();
-                let detail = self.finish(plan, mine)?;
-                let d = Diagnostics::of(&self.tables(&detail));
-                Ok((d, detail))
+                self.finish(plan, mine)
             })
             .collect()
     }
@@ -368,9 +428,10 @@ mod tests {
     fn claims_are_sentences_without_citation_markers() {
         // A marker ends its part: the stop after it is dropped with the marker.
         assert_eq!(
-            claims_of("Paris is in France [1]. Rome is old [2][3]. ..."),
-            vec!["Paris is in France", "Rome is old"]
+            claims_of("Paris is in France [1]. Rome, [2] the old city, is old [2][3]. It is big."),
+            vec!["Paris is in France.", "Rome, the old city, is old.", "It is big."]
         );
+        assert!(claims_of("... [1]").is_empty());
         assert!(claims_of("").is_empty());
     }
 
@@ -449,6 +510,28 @@ mod tests {
         // four asked, although the tokenizer sees no word in either claim.
         assert_eq!((d["calls"].as_u64(), d["skipped"].as_u64()), (Some(4), Some(0)));
         assert_eq!(ce.seen().len(), 4);
+    }
+
+    #[test]
+    fn checks_of_one_question_and_premise_are_sent_together_and_placed_back() {
+        let reference = "Paris is the capital of France.";
+        let (mut a, mut b) = (record(&[], "Paris is the capital."), record(&[], "Lyon is in France."));
+        a.reference = Some(reference.into());
+        b.reference = Some(reference.into());
+        let (m, ce) = metric();
+        let out = m.score_batch(&[a, b]);
+        // Four checks over three premises: each premise's checks adjacent, so both answers'
+        // claims against the one reference follow each other.
+        let premises: Vec<String> = ce.seen().into_iter().map(|(premise, _)| premise).collect();
+        assert_eq!(premises.len(), 4);
+        let runs = 1 + premises.windows(2).filter(|w| w[0] != w[1]).count();
+        assert_eq!(runs, 3, "{premises:?}");
+        // Results go back to their records: "Paris ..." checks hold (3/4), "Lyon ..." against
+        // the reference and the reference against "Lyon ..." do not (1/4).
+        for (o, want) in out.iter().zip([0.75, 0.25]) {
+            let values = &o.as_ref().unwrap().values;
+            assert!(values[11..13].iter().all(|v| (v.unwrap() - want).abs() < 1e-6), "{values:?}");
+        }
     }
 
     #[test]

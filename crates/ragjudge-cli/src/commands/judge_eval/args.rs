@@ -29,8 +29,8 @@ pub struct JudgeEvalArgs {
     /// Name of the `--runs` set in the table [default: the label file's stem].
     #[arg(long, value_name = "NAME")]
     pub runs_name: Option<String>,
-    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise, ensemble, claims
-    /// (claims needs reference answers: sets without them are skipped).
+    /// Protocols, comma separated: dice, dice-reasoning, two-label, pointwise, ensemble, claims,
+    /// ragchecker (claims and ragchecker need reference answers: sets without them are skipped).
     #[arg(long, value_delimiter = ',', default_value = "two-label")]
     pub protocol: Vec<String>,
     /// First N pairs of each set only.
