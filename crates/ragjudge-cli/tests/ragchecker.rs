@@ -85,3 +85,47 @@ fn score_ragchecker_gives_hand_computed_values_and_per_claim_evidence() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(server.request_count(), 9);
 }
+
+#[test]
+fn judge_written_claims_replace_sentences_and_a_bad_reply_falls_back_to_them() {
+    // Claim extraction (a generation): two atomic claims for q1's answer; for any other text a
+    // reply that is not JSON. Entailment as above.
+    let extraction = |body: &Value| -> String {
+        let user = body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "user");
+        let user = user.and_then(|m| m["content"].as_str()).unwrap_or("");
+        if user.contains("Text: Paris is the capital of France. Berlin") {
+            r#"{"claims": ["Paris is the capital of France.", "Berlin is in Europe."]}"#.into()
+        } else {
+            "I cannot do that.".into()
+        }
+    };
+    let server =
+        TestServer::start(Script::always(Behavior::Normal(Normal::func(extraction).with_logprobs_func(entailment))));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, RECORDS).unwrap();
+    let out = dir.path().join("out.jsonl");
+    let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+        .args(["score", "-i", input.to_str().unwrap(), "--metrics", "ragchecker", "--judge", "openai:test-model"])
+        .args(["--ragchecker-claims", "judge", "--no-cache", "-o", out.to_str().unwrap()])
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let q1: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().lines().next().unwrap()).unwrap();
+    let d = &q1["detail"]["ragchecker"];
+    let claims: Vec<&str> =
+        d["answer_claims"].as_array().unwrap().iter().map(|c| c["claim"].as_str().unwrap()).collect();
+    assert_eq!(claims, ["Paris is the capital of France.", "Berlin is in Europe."]);
+    assert_eq!(d["reference_claims"][0]["claim"], "Paris is the capital of France.");
+    assert_eq!(d["claims_from"], "judge");
+    let fallbacks = d["fallbacks"].as_array().unwrap();
+    assert_eq!(fallbacks.len(), 1);
+    assert!(fallbacks[0].as_str().unwrap().starts_with("reference: "), "{fallbacks:?}");
+    // "Paris ..." is in the reference (0.9), "Berlin ..." is not (0.1): precision 1/2.
+    assert!((q1["ragchecker_precision"].as_f64().unwrap() - 0.5).abs() < 1e-9, "{q1}");
+    // Two extractions (q2 has no reference: nothing is asked for it), then the checks.
+    let generations = server.requests().iter().filter(|r| r.body["logprobs"].as_bool() != Some(true)).count();
+    assert_eq!(generations, 2);
+}

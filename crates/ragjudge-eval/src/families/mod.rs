@@ -34,6 +34,7 @@ pub use definitions::{
 pub use fused::FusedSettings;
 pub use hcat::{HcatNli, HcatSettings};
 pub use lexical::LexicalSettings;
+pub use ragchecker::{ClaimsFrom, RagCheckerSettings};
 pub use retrieval::RetrievalSettings;
 pub use safety::SafetySettings;
 pub use semantic::{fit_ruber, fit_ruber_with, SemanticMetric, SemanticSettings, MIN_RUBER_PAIRS};
@@ -87,6 +88,8 @@ pub struct MetricSettings {
     pub consistency: ConsistencySettings,
     /// Fusion models (`fused:FILE`).
     pub fused: FusedSettings,
+    /// RAGChecker's diagnostics.
+    pub ragchecker: RagCheckerSettings,
 }
 
 /// What a family's [`MetricFamily::stages`] may look at.

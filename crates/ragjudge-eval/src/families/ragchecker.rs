@@ -6,14 +6,43 @@
 //! instead of the share of decided claims), by [`ragjudge_trec::answer::ragchecker::RagCheckerMetric`]. Entailment comes from
 //! the NLI cross-encoder when one is given (`--nli`), else from the judge. The per-claim checks
 //! are the JSONL detail; a record without a reference has no value, and the retriever and
-//! generator columns of a record without passages are empty, each with its reason.
+//! generator columns of a record without passages are empty, each with its reason. Claims are
+//! sentences, or atomic claims the judge writes ([`RagCheckerSettings::claims`]).
 
 use super::{MetricFamily, MetricSettings};
 use crate::error::EvalError;
 use crate::models::{ModelSet, ModelSettings};
 use ragjudge_core::Metric;
+use ragjudge_trec::answer::ragchecker::Extraction;
 use ragjudge_trec::answer::{EntailmentModel, RagCheckerMetric, RagCheckerOptions};
 use serde_json::{json, Value};
+
+/// Where the family takes claims from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ClaimsFrom {
+    /// The sentences of each text, citation markers removed.
+    #[default]
+    Sentences,
+    /// Atomic claims the judge writes under a JSON grammar (a text's sentences where it fails).
+    Judge,
+}
+
+impl ClaimsFrom {
+    /// `sentences` or `judge`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClaimsFrom::Sentences => "sentences",
+            ClaimsFrom::Judge => "judge",
+        }
+    }
+}
+
+/// Options of the `ragchecker` family.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RagCheckerSettings {
+    /// Where the claims of answers and references come from.
+    pub claims: ClaimsFrom,
+}
 
 /// The `ragchecker` family.
 pub struct RagChecker;
@@ -23,17 +52,22 @@ impl MetricFamily for RagChecker {
         "ragchecker"
     }
 
-    fn definition(&self, _settings: &MetricSettings, models: &ModelSettings) -> Value {
+    fn definition(&self, settings: &MetricSettings, models: &ModelSettings) -> Value {
         let o = RagCheckerOptions::default();
         json!({"nli_model": models.nli, "judge": models.judge.spec, "threshold": o.threshold,
-               "skip_below": o.skip_below, "max_source_chars": o.max_source_chars})
+               "skip_below": o.skip_below, "max_source_chars": o.max_source_chars,
+               "claims": settings.ragchecker.claims.name()})
     }
 
-    fn build(&self, _settings: &MetricSettings, models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {
+    fn build(&self, settings: &MetricSettings, models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {
         let entailment = match models.cross_encoder()? {
             Some(ce) => EntailmentModel::CrossEncoder(ce),
             None => EntailmentModel::Judge(models.judge()?),
         };
-        Ok(vec![Box::new(RagCheckerMetric::new(entailment, RagCheckerOptions::default()))])
+        let extraction = match settings.ragchecker.claims {
+            ClaimsFrom::Sentences => Extraction::Sentences,
+            ClaimsFrom::Judge => Extraction::Judge(models.judge()?),
+        };
+        Ok(vec![Box::new(RagCheckerMetric::new(entailment, RagCheckerOptions::default()).with_extraction(extraction))])
     }
 }

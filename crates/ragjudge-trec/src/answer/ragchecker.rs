@@ -2,8 +2,10 @@
 //! reference, every claim checked for entailment against the other text and against each
 //! retrieved passage, then the eleven metrics of [`crate::diagnostics`].
 //!
-//! Claims are the sentences of each text (citation markers removed), RAGChecker's claim extractor
-//! being a large model. Each check is one [`EntailmentModel`] call. A judge reads
+//! Claims are the sentences of each text (citation markers removed) or, with
+//! [`Extraction::Judge`], atomic claims the judge writes under a JSON grammar (RAGChecker §3.2
+//! extracts claims with a large model), a text's sentences standing in where the judge fails or
+//! writes none. Each check is one [`EntailmentModel`] call. A judge reads
 //! [`check_prompt`]: the question, the premise (the reference, the answer or one passage,
 //! truncated to [`MAX_SOURCE_CHARS`]) and the instruction, then the claim last; the checks of one
 //! premise are sent together, so a backend that reuses a shared prompt prefix (the local judge
@@ -14,16 +16,18 @@
 //! words. A claim without an ASCII word (the tokenizer's words) is always asked.
 
 use super::entailment::{truncate_chars, EntailmentModel, ENTAILMENT_PREFIX, ENTAILMENT_SYSTEM, MAX_SOURCE_CHARS};
+use super::golden::{claims_schema, parse_claims, FactualCorrectnessScorer};
 use crate::diagnostics::{ClaimTables, Diagnostics, METRICS};
 use crate::error::TrecError;
 use ragjudge_core::text::split_sentences;
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_lexical::citations::strip_citations;
 use ragjudge_lexical::rouge::tokenize;
-use ragjudge_models::{Message, Prompt};
+use ragjudge_models::{GenParams, Judge, Message, Prompt};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Version of [`check_prompt`]; cached calls are keyed on the prompt, so any change of its text
 /// needs a new version.
@@ -63,6 +67,44 @@ impl Default for RagCheckerOptions {
     }
 }
 
+/// Where the claims of the answer and of the reference come from.
+#[derive(Clone, Default)]
+pub enum Extraction {
+    /// Their sentences, citation markers removed ([`claims_of`]).
+    #[default]
+    Sentences,
+    /// Atomic claims this judge writes under a JSON grammar (Open RAG Eval's claim-extraction
+    /// prompt, as the `golden` metrics use it), from the text without its citation markers; a
+    /// text's sentences where the judge fails or writes no claim (recorded in the detail).
+    Judge(Arc<dyn Judge>),
+}
+
+impl std::fmt::Debug for Extraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Extraction {
+    /// `sentences` or `judge`, as the detail names it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Extraction::Sentences => "sentences",
+            Extraction::Judge(_) => "judge",
+        }
+    }
+}
+
+/// Most tokens of one claim list the judge writes.
+const EXTRACTION_MAX_TOKENS: u32 = 768;
+
+/// The claims of one text, and why they are its sentences when the judge was asked but failed.
+#[derive(Debug, Clone, PartialEq)]
+struct Claims {
+    claims: Vec<String>,
+    fallback: Option<String>,
+}
+
 /// One claim and its checks: `null` where the check was skipped (too few shared words).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckedClaim {
@@ -93,6 +135,12 @@ pub struct RagCheckerDetail {
     pub model: String,
     /// The judge's prompt version (none for a cross-encoder).
     pub prompt_version: Option<String>,
+    /// Where the claims come from: `sentences`, or `judge` (atomic claims it wrote).
+    pub claims_from: String,
+    /// Texts whose claims are their sentences although the judge was asked, with the reason
+    /// (`answer: ...`, `reference: ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<String>,
 }
 
 /// The column name of a diagnostic metric.
@@ -136,6 +184,7 @@ pub fn expected(d: &RagCheckerDetail) -> [f64; 3] {
 pub struct RagCheckerMetric {
     model: EntailmentModel,
     opts: RagCheckerOptions,
+    extraction: Extraction,
 }
 
 /// Which text a claim comes from.
@@ -161,6 +210,8 @@ struct Plan {
     reference: Vec<String>,
     premises: Vec<String>,
     checks: Vec<Check>,
+    claims_from: &'static str,
+    fallbacks: Vec<String>,
 }
 
 impl Plan {
@@ -212,23 +263,82 @@ fn token_counts(text: &str) -> HashMap<String, usize> {
 }
 
 impl RagCheckerMetric {
-    /// A metric reading entailment from `model`.
+    /// A metric reading entailment from `model`, claims from sentences.
     pub fn new(model: EntailmentModel, opts: RagCheckerOptions) -> Self {
-        Self { model, opts }
+        Self { model, opts, extraction: Extraction::Sentences }
     }
 
-    fn plan(&self, record: &Record) -> Result<Plan, TrecError> {
-        let Some(reference) = record.reference.as_deref().filter(|r| !r.trim().is_empty()) else {
+    /// The metric with claims taken as `extraction` says.
+    pub fn with_extraction(mut self, extraction: Extraction) -> Self {
+        self.extraction = extraction;
+        self
+    }
+
+    /// The reference of a record, when it has one to check against.
+    fn reference(record: &Record) -> Option<&str> {
+        record.reference.as_deref().filter(|r| !r.trim().is_empty())
+    }
+
+    /// The claims of every distinct answer and reference of `records` (those with a reference),
+    /// with one batch of judge calls when the judge extracts them.
+    fn extract<'r>(&self, records: &'r [Record]) -> HashMap<&'r str, Claims> {
+        let mut texts: Vec<&str> = Vec::new();
+        for r in records {
+            if let Some(reference) = Self::reference(r) {
+                for t in [r.answer.as_str(), reference] {
+                    if !texts.contains(&t) {
+                        texts.push(t);
+                    }
+                }
+            }
+        }
+        let sentences = |t: &str, fallback: Option<String>| Claims { claims: claims_of(t), fallback };
+        let Extraction::Judge(judge) = &self.extraction else {
+            return texts.into_iter().map(|t| (t, sentences(t, None))).collect();
+        };
+        // A text without a sentence has no claim to ask for.
+        let (asked, empty): (Vec<&str>, Vec<&str>) = texts.into_iter().partition(|t| !claims_of(t).is_empty());
+        let params =
+            GenParams { json_schema: Some(claims_schema()), max_tokens: EXTRACTION_MAX_TOKENS, ..GenParams::default() };
+        let requests: Vec<(Prompt, GenParams)> = asked
+            .iter()
+            .map(|t| (FactualCorrectnessScorer::claim_prompt(&strip_citations(t)), params.clone()))
+            .collect();
+        let replies = judge.generate_many(&requests);
+        let mut out: HashMap<&str, Claims> = empty.into_iter().map(|t| (t, sentences(t, None))).collect();
+        for (t, reply) in asked.into_iter().zip(replies) {
+            let claims =
+                match reply.map_err(|e| e.to_string()).and_then(|g| parse_claims(&g.text).map_err(|e| e.to_string())) {
+                    Ok(claims) if !claims.is_empty() => Claims { claims, fallback: None },
+                    Ok(_) => sentences(t, Some("the judge wrote no claim".into())),
+                    Err(why) => sentences(t, Some(why)),
+                };
+            out.insert(t, claims);
+        }
+        out
+    }
+
+    fn plan(&self, record: &Record, claims: &HashMap<&str, Claims>) -> Result<Plan, TrecError> {
+        let Some(reference) = Self::reference(record) else {
             return Err(TrecError::NothingToCheck("no reference answer".into()));
         };
-        Ok(self.plan_of(ClaimSource {
+        let of = |t: &str| claims.get(t).cloned().unwrap_or_else(|| Claims { claims: claims_of(t), fallback: None });
+        let (answer, reference_claims) = (of(&record.answer), of(reference));
+        let fallbacks = [("answer", &answer), ("reference", &reference_claims)]
+            .iter()
+            .filter_map(|(which, c)| c.fallback.as_ref().map(|why| format!("{which}: {why}")))
+            .collect();
+        let mut plan = self.plan_of(ClaimSource {
             query: &record.query,
             answer: &record.answer,
-            answer_claims: claims_of(&record.answer),
+            answer_claims: answer.claims,
             reference,
-            reference_claims: claims_of(reference),
+            reference_claims: reference_claims.claims,
             passages: record.contexts.iter().map(|c| c.text.as_str()).collect(),
-        }))
+        });
+        plan.claims_from = self.extraction.name();
+        plan.fallbacks = fallbacks;
+        Ok(plan)
     }
 
     fn plan_of(&self, source: ClaimSource<'_>) -> Plan {
@@ -258,6 +368,8 @@ impl RagCheckerMetric {
             reference: source.reference_claims,
             premises,
             checks,
+            claims_from: Extraction::Sentences.name(),
+            fallbacks: Vec::new(),
         }
     }
 
@@ -291,6 +403,8 @@ impl RagCheckerMetric {
             threshold: self.opts.threshold,
             model: self.model.describe(),
             prompt_version: matches!(self.model, EntailmentModel::Judge(_)).then(|| CHECK_VERSION.to_string()),
+            claims_from: plan.claims_from.to_string(),
+            fallbacks: plan.fallbacks,
         })
     }
 
@@ -308,7 +422,8 @@ impl RagCheckerMetric {
 
     /// Checks many records with one batched entailment call.
     pub fn check_many(&self, records: &[Record]) -> Vec<Result<(Diagnostics, RagCheckerDetail), TrecError>> {
-        let plans = records.iter().map(|r| self.plan(r)).collect();
+        let claims = self.extract(records);
+        let plans = records.iter().map(|r| self.plan(r, &claims)).collect();
         self.run(plans)
             .into_iter()
             .map(|detail| detail.map(|detail| (Diagnostics::of(&self.tables(&detail)), detail)))
@@ -416,7 +531,7 @@ impl Metric for RagCheckerMetric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::test_support::{record, FakeCrossEncoder};
+    use crate::answer::test_support::{record, FakeCrossEncoder, FakeJudge};
     use std::sync::Arc;
 
     fn metric() -> (RagCheckerMetric, Arc<FakeCrossEncoder>) {
@@ -532,6 +647,50 @@ mod tests {
             let values = &o.as_ref().unwrap().values;
             assert!(values[11..13].iter().all(|v| (v.unwrap() - want).abs() < 1e-6), "{values:?}");
         }
+    }
+
+    #[test]
+    fn judge_claims_replace_sentences_and_a_failed_extraction_falls_back_to_them() {
+        let judge = Arc::new(FakeJudge {
+            claims: vec![(
+                "Paris is the capital of France and Rome".into(),
+                vec!["Paris is the capital of France.".into(), "Rome is old.".into()],
+            )],
+            ..FakeJudge::default()
+        });
+        let (m, _) = metric();
+        let m = m.with_extraction(Extraction::Judge(judge.clone()));
+        let mut a = record(&[], "Paris is the capital of France and Rome is old [1].");
+        let mut b = record(&[], "Madrid is big.");
+        a.reference = Some("Madrid is in Spain.".into());
+        b.reference = a.reference.clone();
+        let out = m.score_batch(&[a, b]);
+        let d = out[0].as_ref().unwrap().detail.clone().unwrap();
+        let claims = |side: &str| -> Vec<String> {
+            d[side].as_array().unwrap().iter().map(|c| c["claim"].as_str().unwrap().to_string()).collect()
+        };
+        // The judge's two claims for the answer; its reply for the reference is not JSON, so the
+        // reference's sentence stands in, and the detail says why.
+        assert_eq!(claims("answer_claims"), ["Paris is the capital of France.", "Rome is old."]);
+        assert_eq!(claims("reference_claims"), ["Madrid is in Spain."]);
+        assert_eq!(d["claims_from"], "judge");
+        let fallbacks = d["fallbacks"].as_array().unwrap();
+        assert_eq!(fallbacks.len(), 1);
+        assert!(
+            fallbacks[0].as_str().unwrap().starts_with("reference: claim extraction: reply is not JSON"),
+            "{fallbacks:?}"
+        );
+        // Three distinct texts, each asked once (the shared reference too), without citation markers.
+        let asked = judge.generated();
+        assert_eq!(asked.len(), 3);
+        assert!(asked.iter().all(|p| !p.messages.last().unwrap().content.contains("[1]")));
+        // Sentences by default: nothing generated, no fallback.
+        let (m, _) = metric();
+        let mut r = record(&[], "Paris is big.");
+        r.reference = Some("Paris is big.".into());
+        let d = m.score(&r).unwrap().detail.unwrap();
+        assert_eq!(d["claims_from"], "sentences");
+        assert!(d.get("fallbacks").is_none());
     }
 
     #[test]

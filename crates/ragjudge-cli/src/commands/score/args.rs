@@ -6,9 +6,20 @@ use super::trec_args::TrecArgs;
 use crate::args::{InputArgs, ShardArgs};
 use anyhow::Result;
 use clap::Args;
-use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings, SemanticSettings};
+use ragjudge_eval::families::{
+    CiuSettings, ClaimsFrom, LexicalSettings, MetricSettings, RagCheckerSettings, RetrievalSettings, SemanticSettings,
+};
 use ragjudge_eval::EvalSettings;
 use std::path::PathBuf;
+
+/// Where the `ragchecker` family takes claims from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RagCheckerClaimsArg {
+    /// The sentences of each text, citation markers removed.
+    Sentences,
+    /// Atomic claims written by the judge.
+    Judge,
+}
 
 /// `ragjudge score`.
 #[derive(Debug, Args)]
@@ -49,6 +60,11 @@ pub struct ScoreArgs {
     /// Stem tokens with the Porter stemmer before ROUGE (as rouge-score's use_stemmer=True).
     #[arg(long)]
     pub rouge_stemmer: bool,
+    /// Claims of the `ragchecker` family: the sentences of each text, or atomic claims the judge
+    /// writes under a JSON grammar (one generation per distinct text; a text's sentences where
+    /// the judge fails, recorded in the detail).
+    #[arg(long, value_enum, default_value_t = RagCheckerClaimsArg::Sentences, value_name = "FROM")]
+    pub ragchecker_claims: RagCheckerClaimsArg,
     /// CIU reading cost per character, C_char (CIU paper, eq. 3).
     #[arg(long, default_value_t = 0.005)]
     pub ciu_c_char: f64,
@@ -139,6 +155,12 @@ impl ScoreArgs {
             consistency: self.trec.consistency_settings(),
             // Filled from `--metrics fused:FILE` by `split_arguments`.
             fused: Default::default(),
+            ragchecker: RagCheckerSettings {
+                claims: match self.ragchecker_claims {
+                    RagCheckerClaimsArg::Sentences => ClaimsFrom::Sentences,
+                    RagCheckerClaimsArg::Judge => ClaimsFrom::Judge,
+                },
+            },
         })
     }
 }
