@@ -40,7 +40,7 @@ def reply(body):
         return "Yes", [("Yes", math.log(p_yes)), ("No", math.log(1 - p_yes))]
     passage = user.splitlines()[1] if len(user.splitlines()) > 1 else user
     word = (passage.split() or ["it"])[0].strip('",.')
-    return json.dumps({"question": f"What does the passage say about {word}?", "answer": passage[:80]}), None
+    return json.dumps({"question": f"What is known about {word}?", "answer": passage[:80]}), None
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_generated_questions_equal_the_cli(cli, judge_server, tmp_path):
     frame = got.to_pandas()
     assert {"id", "query", "reference", "meta.topic", "meta.query_type", "meta.difficulty"} <= set(frame.columns)
     for q in got.questions:
-        assert q["meta"]["source_ids"] and q["query"].startswith("What does the passage say about")
+        assert q["meta"]["source_ids"] and q["query"].startswith("What is known about")
     path = tmp_path / "py.jsonl"
     got.save(path)
     assert [json.loads(l) for l in path.read_text().splitlines()] == want

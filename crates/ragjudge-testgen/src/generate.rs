@@ -1,8 +1,12 @@
 //! Question generation with the judge model (HCAT section 2, step 5): for each sampled chunk (two
 //! chunks of one topic for multi-hop questions) the model writes a question of a given type with
 //! its reference answer, as a JSON object constrained by a grammar (local models) or a JSON
-//! schema (HTTP backends). A reply that still fails its check is retried with a new seed and
-//! sampling, then recorded with its raw text; it never reaches the output.
+//! schema (HTTP backends). A reply is checked: its fields, and that its question stands on its
+//! own ([`crate::standalone`]: no "the passage", no "the movie" without a name). A reply that
+//! fails is retried with a new seed and sampling, then recorded with its raw text and the reason;
+//! it never reaches the output. Multiple-choice options are shuffled by a seeded generator once
+//! the reply passes, so the right answer's letter does not follow the model's habit of writing
+//! it first.
 
 use std::collections::HashMap;
 
@@ -12,6 +16,10 @@ use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
 use crate::schema::{FieldKind, ObjectSpec};
+use crate::standalone::unresolved_reference;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 /// The kinds of question (HCAT section 2: factual, multi-hop, reasoning, and the formats and
 /// abstention cases a test set needs).
@@ -221,8 +229,13 @@ pub fn generate(judge: &dyn Judge, tasks: &[GenTask], chunks: &[Chunk], options:
         for (&i, result) in pending.iter().zip(judge.generate_many(&requests)) {
             out[i].attempts += 1;
             match result {
-                Ok(g) => match tasks[i].query_type.spec().parse(&g.text) {
-                    Ok(item) => out[i].item = Some(item),
+                Ok(g) => match checked(tasks[i].query_type, &g.text) {
+                    Ok(mut item) => {
+                        if tasks[i].query_type == QueryType::MultipleChoice {
+                            shuffle_options(&mut item, task_seed(options.seed, i));
+                        }
+                        out[i].item = Some(item);
+                    }
                     Err(why) => out[i].failures.push((g.text, why)),
                 },
                 Err(e) => out[i].failures.push((String::new(), format!("model call failed: {e}"))),
@@ -232,6 +245,37 @@ pub fn generate(judge: &dyn Judge, tasks: &[GenTask], chunks: &[Chunk], options:
     out
 }
 
+/// A reply's item when its fields are valid and its question stands on its own.
+fn checked(query_type: QueryType, text: &str) -> Result<Map<String, Value>, String> {
+    let item = query_type.spec().parse(text)?;
+    let question = item.get("question").and_then(Value::as_str).unwrap_or_default();
+    match unresolved_reference(question) {
+        Some(why) => Err(format!("the question is not self-contained: {why}")),
+        None => Ok(item),
+    }
+}
+
+/// The seed of task `i`'s shuffle: the run's seed mixed with the task's index.
+fn task_seed(seed: u64, i: usize) -> u64 {
+    seed ^ (i as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+const LETTERS: [&str; 4] = ["A", "B", "C", "D"];
+
+/// Puts a multiple-choice item's options in the order a generator seeded with `seed` draws, the
+/// answer letter following the right option.
+pub fn shuffle_options(item: &mut Map<String, Value>, seed: u64) {
+    let Some(Value::Array(options)) = item.get("options").cloned() else { return };
+    let right = item.get("answer").and_then(Value::as_str).and_then(|a| LETTERS.iter().position(|l| *l == a));
+    let Some(right) = right.filter(|&k| k < options.len()) else { return };
+    let mut order: Vec<usize> = (0..options.len()).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let shuffled: Vec<Value> = order.iter().map(|&k| options[k].clone()).collect();
+    let at = order.iter().position(|&k| k == right).unwrap_or(right);
+    item.insert("options".into(), Value::Array(shuffled));
+    item.insert("answer".into(), Value::String(LETTERS[at].to_string()));
+}
+
 /// The reference answer of a checked item: the text, `yes`/`no`, or for multiple choice the
 /// letter and its option (`B) ...`).
 pub fn reference_answer(query_type: QueryType, item: &Map<String, Value>) -> String {
@@ -239,7 +283,7 @@ pub fn reference_answer(query_type: QueryType, item: &Map<String, Value>) -> Str
     if query_type != QueryType::MultipleChoice {
         return answer;
     }
-    let k = ["A", "B", "C", "D"].iter().position(|l| *l == answer).unwrap_or(0);
+    let k = LETTERS.iter().position(|l| *l == answer).unwrap_or(0);
     let option = item.get("options").and_then(|o| o.get(k)).and_then(Value::as_str).unwrap_or_default();
     format!("{answer}) {option}")
 }
@@ -252,9 +296,58 @@ pub fn question_text(query_type: QueryType, item: &Map<String, Value>) -> String
     }
     let mut s = q;
     if let Some(Value::Array(options)) = item.get("options") {
-        for (l, o) in ["A", "B", "C", "D"].iter().zip(options) {
+        for (l, o) in LETTERS.iter().zip(options) {
             s.push_str(&format!("\n{l}) {}", o.as_str().unwrap_or_default()));
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(answer: &str) -> Map<String, Value> {
+        let text = format!(
+            r#"{{"question": "Which metal is liquid at room temperature?", "options": ["Mercury", "Iron", "Tin", "Lead"], "answer": "{answer}"}}"#
+        );
+        QueryType::MultipleChoice.spec().parse(&text).unwrap()
+    }
+
+    #[test]
+    fn shuffled_options_keep_the_right_text_and_spread_its_letter_evenly() {
+        let mut counts = [0usize; 4];
+        for seed in 0..400 {
+            let mut it = item("A");
+            shuffle_options(&mut it, task_seed(7, seed));
+            let options: Vec<&str> = it["options"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
+            let mut sorted = options.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, ["Iron", "Lead", "Mercury", "Tin"]);
+            let letter = it["answer"].as_str().unwrap();
+            let k = LETTERS.iter().position(|l| *l == letter).unwrap();
+            assert_eq!(options[k], "Mercury", "seed {seed}");
+            assert_eq!(reference_answer(QueryType::MultipleChoice, &it), format!("{letter}) Mercury"));
+            counts[k] += 1;
+        }
+        // Written first every time, the right answer lands on each letter about 100 times in 400:
+        // chi-square with 3 degrees of freedom below 7.815 (p > 0.05).
+        let chi2: f64 = counts.iter().map(|&c| (c as f64 - 100.0).powi(2) / 100.0).sum();
+        assert!(chi2 < 7.815, "{counts:?} chi2 {chi2}");
+        // The same seed gives the same order.
+        let (mut a, mut b) = (item("C"), item("C"));
+        shuffle_options(&mut a, 3);
+        shuffle_options(&mut b, 3);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_question_that_is_not_self_contained_fails_its_check() {
+        let reply =
+            r#"{"question": "What is the name of the golf course mentioned in the passage?", "answer": "Augusta"}"#;
+        let why = checked(QueryType::Factual, reply).unwrap_err();
+        assert_eq!(why, "the question is not self-contained: it refers to the source (\"the passage\")");
+        let reply = r#"{"question": "Which golf course hosts the Masters Tournament?", "answer": "Augusta National"}"#;
+        assert!(checked(QueryType::Factual, reply).is_ok());
+    }
 }

@@ -19,6 +19,7 @@ pub mod reduce;
 pub mod sample;
 pub mod schema;
 pub mod select;
+pub mod standalone;
 pub mod strata;
 pub mod topics;
 

@@ -38,8 +38,9 @@ impl Embedder for HashEmbedder {
     }
 }
 
-/// Replies garbage to every greedy factual request (so the retry must fix it), valid JSON
-/// otherwise; says Yes to "does the passage answer" unless the question is about a colour.
+/// Replies garbage to every greedy factual request and a yes/no question about "the passage" (so
+/// the retry must fix them), valid JSON otherwise; says Yes to "does the passage answer" unless
+/// the question is about a colour.
 #[derive(Default)]
 struct ScriptedJudge {
     calls: AtomicU64,
@@ -60,10 +61,14 @@ impl Judge for ScriptedJudge {
             if params.temperature == 0.0 {
                 "Sure! Here is a question:".to_string()
             } else {
-                format!(r#"{{"question": "What does {first_word} do in the story?", "answer": "{passage}"}}"#)
+                format!(r#"{{"question": "What does {first_word} do in nature?", "answer": "{passage}"}}"#)
             }
         } else if user.contains("yes or no") {
-            format!(r#"{{"question": "Is {first_word} mentioned?", "answer": "yes"}}"#)
+            if params.temperature == 0.0 {
+                format!(r#"{{"question": "Is {first_word} mentioned in the passage?", "answer": "yes"}}"#)
+            } else {
+                format!(r#"{{"question": "Is {first_word} part of nature?", "answer": "yes"}}"#)
+            }
         } else if user.contains("NOT in the passage") {
             format!(
                 r#"{{"question": "What colour is {first_word}?", "answer": "The documents do not contain this information."}}"#
@@ -154,7 +159,11 @@ fn every_kept_question_is_valid_and_carries_its_strata() {
     // Factual: the greedy reply is garbage, the first sampled retry is valid.
     let factual: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "factual").collect();
     assert_eq!(factual.len(), 3);
-    assert_eq!(out.attempts, 3 * 3 + 3 * 2 + 3 + 3);
+    // Yes/no: the greedy question points at the passage, the first retry does not.
+    assert_eq!(out.attempts, 3 * 3 + 3 * 2 + 3 * 2 + 3);
+    let yes_no: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "yes_no").collect();
+    assert_eq!(yes_no.len(), 3);
+    assert!(yes_no.iter().all(|q| q.record["query"].as_str().unwrap().ends_with("part of nature?")));
     for q in &out.questions {
         let m = &q.record["meta"];
         assert!(m["topic"].as_str().unwrap().starts_with('t'));
