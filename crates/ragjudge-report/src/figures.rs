@@ -256,6 +256,15 @@ fn testgen(s: &TestgenSummary) -> Vec<SystemReport> {
         count("topics_without_questions", s.topics_without_questions.len()),
     ];
     metrics.extend(s.per_type.iter().map(|(t, n)| count(&format!("questions.{t}"), *n)));
+    let q = &s.quality;
+    for (check, c) in &q.checks {
+        metrics.push(count(&format!("check.{check}.regenerated"), c.regenerated));
+        metrics.push(count(&format!("check.{check}.dropped"), c.dropped));
+    }
+    let letters: usize = q.answer_letters.values().sum();
+    metrics.extend(q.answer_letters.iter().map(|(l, n)| count(&format!("answer_letter.{l}"), *n)));
+    metrics.push(fig("answer_letters_p", q.answer_letters_p, letters));
+    metrics.push(fig("near_duplicate_rate", Some(q.near_duplicate_rate), s.tasks));
     vec![subject("testgen", s.tasks, s.rejected, metrics)]
 }
 

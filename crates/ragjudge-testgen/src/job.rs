@@ -148,6 +148,7 @@ impl Generated {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::{CheckCounts, QualityReport};
     use ragjudge_artifacts::{read_artifact, write_artifact, Artifact};
     use std::collections::BTreeMap;
 
@@ -178,6 +179,11 @@ mod tests {
             per_type: BTreeMap::from([("factual".to_string(), 2)]),
             per_topic: BTreeMap::from([("t0".to_string(), 2)]),
             topics_without_questions: vec!["t1".into()],
+            quality: QualityReport {
+                checks: BTreeMap::from([("format".to_string(), CheckCounts { passed: 2, regenerated: 1, dropped: 0 })]),
+                answer_letters_p: Some(0.5),
+                ..QualityReport::default()
+            },
         };
         write_artifact(&path, &Provenance::version_only(), &summary).unwrap();
         let doc = read_artifact::<TestgenSummary>(&path).unwrap();

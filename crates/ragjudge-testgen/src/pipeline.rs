@@ -121,6 +121,134 @@ pub struct TestgenOutput {
     pub rejected: Vec<Rejected>,
     /// Generation attempts per task (failed and retried included).
     pub attempts: usize,
+    /// What each check did to the tasks.
+    pub quality: QualityReport,
+}
+
+/// How many tasks one check let through at once, let through after regenerating the question,
+/// and dropped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CheckCounts {
+    /// Passed on the first reply (generation checks) or passed (selection checks).
+    pub passed: usize,
+    /// Failed at first, passed after one or more regenerated replies.
+    pub regenerated: usize,
+    /// Dropped by this check.
+    pub dropped: usize,
+}
+
+/// A reviewer's view of a run: what each check did, with examples, and the properties of the
+/// kept set a check cannot see one question at a time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct QualityReport {
+    /// Per check (`format`, `self_contained`, `model_call` at generation; `near_duplicate`,
+    /// `answerable`, `grounded`, `per_topic` at selection), the tasks it passed, regenerated and
+    /// dropped.
+    pub checks: BTreeMap<String, CheckCounts>,
+    /// Up to three failures per check: the question (or the raw reply) and the reason.
+    pub examples: BTreeMap<String, Vec<String>>,
+    /// Kept multiple-choice questions per answer letter.
+    pub answer_letters: BTreeMap<String, usize>,
+    /// P-value of Pearson's chi-square test of those letters against a uniform spread (none
+    /// with fewer than four items): a small value says the letter gives the answer away.
+    pub answer_letters_p: Option<f64>,
+    /// Candidates dropped as near-duplicates of a kept question, over all candidates.
+    pub near_duplicate_rate: f64,
+}
+
+/// Examples kept per check.
+const EXAMPLES: usize = 3;
+
+/// The check a generation failure's reason belongs to.
+fn generation_check(reason: &str) -> &'static str {
+    if reason.starts_with("the question is not self-contained") {
+        "self_contained"
+    } else if reason.starts_with("model call failed") {
+        "model_call"
+    } else {
+        "format"
+    }
+}
+
+/// The check a selection verdict's reason belongs to.
+fn selection_check(reason: &str) -> &'static str {
+    if reason.starts_with("near-duplicate") {
+        "near_duplicate"
+    } else if reason.starts_with("the source") {
+        "answerable"
+    } else if reason.starts_with("the reference answer is not grounded") {
+        "grounded"
+    } else if reason.starts_with("topic already has") {
+        "per_topic"
+    } else {
+        "model_call"
+    }
+}
+
+/// P-value of Pearson's chi-square test of `counts` against equal expected counts.
+pub fn uniform_p(counts: &[usize]) -> Option<f64> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    let n: usize = counts.iter().sum();
+    if n < 4 || counts.len() < 2 {
+        return None;
+    }
+    let expected = n as f64 / counts.len() as f64;
+    let chi2: f64 = counts.iter().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
+    ChiSquared::new((counts.len() - 1) as f64).ok().map(|d| d.sf(chi2))
+}
+
+impl QualityReport {
+    /// The report of one run: its generation outcomes, its candidates' selection verdicts and
+    /// the kept multiple-choice items' answer letters.
+    fn of(generated: &[Generated], candidates: &[Candidate], checks: &[Checks], letters: &[String]) -> Self {
+        let mut q = QualityReport::default();
+        let example = |q: &mut QualityReport, check: &str, text: String| {
+            let list = q.examples.entry(check.to_string()).or_default();
+            if list.len() < EXAMPLES {
+                list.push(text);
+            }
+        };
+        for g in generated {
+            let mut failed: Vec<&'static str> = g.failures.iter().map(|(_, why)| generation_check(why)).collect();
+            failed.dedup();
+            for (raw, why) in &g.failures {
+                let shown: String = raw.chars().take(200).collect();
+                example(&mut q, generation_check(why), format!("{shown} -- {why}"));
+            }
+            for check in ["format", "self_contained"] {
+                let c = q.checks.entry(check.to_string()).or_default();
+                let last = g.failures.last().map(|(_, why)| generation_check(why));
+                match (&g.item, failed.contains(&check)) {
+                    (Some(_), false) => c.passed += 1,
+                    (Some(_), true) => c.regenerated += 1,
+                    (None, _) if last == Some(check) => c.dropped += 1,
+                    (None, _) => {}
+                }
+            }
+            if g.item.is_none() && g.failures.last().is_some_and(|(_, why)| generation_check(why) == "model_call") {
+                q.checks.entry("model_call".into()).or_default().dropped += 1;
+            }
+        }
+        let kept = checks.iter().filter(|c| c.verdict.is_ok()).count();
+        for check in ["near_duplicate", "answerable", "grounded", "per_topic"] {
+            q.checks.entry(check.to_string()).or_default().passed = kept;
+        }
+        for (c, check) in candidates.iter().zip(checks) {
+            if let Err(why) = &check.verdict {
+                let name = selection_check(why);
+                q.checks.entry(name.to_string()).or_default().dropped += 1;
+                example(&mut q, name, format!("{} -- {why}", c.question));
+            }
+        }
+        let dropped_as_duplicates = q.checks.get("near_duplicate").map_or(0, |c| c.dropped);
+        q.near_duplicate_rate =
+            if candidates.is_empty() { 0.0 } else { dropped_as_duplicates as f64 / candidates.len() as f64 };
+        for l in ["A", "B", "C", "D"] {
+            q.answer_letters.insert(l.to_string(), letters.iter().filter(|x| *x == l).count());
+        }
+        q.answer_letters_p = uniform_p(&q.answer_letters.values().copied().collect::<Vec<_>>());
+        q
+    }
 }
 
 /// One topic as `topics.json` lists it.
@@ -214,11 +342,14 @@ pub struct TestgenSummary {
     pub per_topic: BTreeMap<String, usize>,
     /// Topics without a kept question.
     pub topics_without_questions: Vec<String>,
+    /// What each check did, with examples; answer letters; near-duplicates.
+    #[serde(default)]
+    pub quality: QualityReport,
 }
 
 impl Artifact for TestgenSummary {
     const KIND: &'static str = "testgen-summary";
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = 2;
 }
 
 impl Plan {
@@ -294,6 +425,7 @@ impl TestgenOutput {
             per_type,
             per_topic,
             topics_without_questions,
+            quality: self.quality.clone(),
         }
     }
 }
@@ -402,6 +534,13 @@ pub fn run(
         }
     }
     let checks: Vec<Checks> = select(judge, embedder, &candidates, &settings.selection)?;
+    let letters: Vec<String> = candidates
+        .iter()
+        .zip(&checks)
+        .filter(|(c, check)| c.query_type == QueryType::MultipleChoice && check.verdict.is_ok())
+        .map(|(c, _)| c.answer.split(')').next().unwrap_or_default().to_string())
+        .collect();
+    let quality = QualityReport::of(&generated, &candidates, &checks, &letters);
     let mut questions = Vec::new();
     for ((c, check), &k) in candidates.iter().zip(&checks).zip(&from_task) {
         let task = &plan.tasks[k];
@@ -439,7 +578,7 @@ pub fn run(
         });
         questions.push(Question { record });
     }
-    Ok(TestgenOutput { plan, questions, rejected, attempts })
+    Ok(TestgenOutput { plan, questions, rejected, attempts, quality })
 }
 
 /// `easy`, `medium` or `hard`: a base by type (factual and yes/no 1, multiple choice, inference
@@ -460,5 +599,91 @@ pub fn difficulty(query_type: QueryType, question: &str, sources: &[String]) -> 
         1 => "easy",
         2 => "medium",
         _ => "hard",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    #[test]
+    fn letter_spread_p_values_match_scipy() {
+        // scipy.stats.chisquare(counts).pvalue, scipy 1.14.1.
+        for (counts, want) in [
+            ([10, 0, 0, 0], 1.3800570312932553e-06),
+            ([3, 2, 2, 3], 0.9402424948393607),
+            ([4, 1, 0, 0], 0.03511011567598098),
+        ] {
+            let got = uniform_p(&counts).unwrap();
+            assert!((got - want).abs() <= 1e-12 * want.max(1e-300) + 1e-15, "{counts:?}: {got} vs {want}");
+        }
+        assert_eq!(uniform_p(&[1, 1, 1, 0]), None);
+    }
+
+    fn generated(item: bool, failures: &[&str]) -> Generated {
+        Generated {
+            item: item.then(Map::new),
+            attempts: failures.len() as u32 + u32::from(item),
+            failures: failures.iter().map(|why| ("{...}".to_string(), why.to_string())).collect(),
+            prompt_version: "gen-en-v1",
+        }
+    }
+
+    fn candidate(question: &str) -> Candidate {
+        Candidate {
+            query_type: QueryType::Factual,
+            question: question.into(),
+            answer: "x".into(),
+            sources: Vec::new(),
+            lang: "en",
+            topic: 0,
+        }
+    }
+
+    fn verdict(v: Result<(), &str>) -> Checks {
+        Checks {
+            answerable: None,
+            grounding: None,
+            closed_book: None,
+            nearest_kept: None,
+            verdict: v.map_err(String::from),
+        }
+    }
+
+    #[test]
+    fn the_quality_report_counts_each_check_by_hand() {
+        let not_standalone = "the question is not self-contained: it refers to the source (\"the passage\")";
+        let gens = [
+            generated(true, &[]),                                                     // passed both at once
+            generated(true, &[not_standalone]),                                       // regenerated (self-contained)
+            generated(true, &["not JSON: eof", not_standalone]),                      // regenerated (both)
+            generated(false, &["not JSON: eof", "answer: not a valid value: \"E\""]), // dropped (format)
+            generated(false, &["not JSON: eof", not_standalone]),                     // dropped (self-contained)
+        ];
+        let candidates = [candidate("Q1?"), candidate("Q2?"), candidate("Q3?")];
+        let checks = [
+            verdict(Ok(())),
+            verdict(Err("near-duplicate of a kept question (cosine 0.950)")),
+            verdict(Err("the source does not answer it (P(yes) 0.20)")),
+        ];
+        let letters = ["A".to_string(), "A".into(), "C".into(), "A".into()];
+        let q = QualityReport::of(&gens, &candidates, &checks, &letters);
+        let counts = |name: &str| q.checks[name];
+        assert_eq!(counts("format"), CheckCounts { passed: 2, regenerated: 1, dropped: 1 });
+        assert_eq!(counts("self_contained"), CheckCounts { passed: 1, regenerated: 2, dropped: 1 });
+        assert_eq!(counts("near_duplicate"), CheckCounts { passed: 1, regenerated: 0, dropped: 1 });
+        assert_eq!(counts("answerable"), CheckCounts { passed: 1, regenerated: 0, dropped: 1 });
+        assert_eq!(counts("grounded").dropped, 0);
+        assert!(!q.checks.contains_key("model_call"));
+        // One of three candidates dropped as a near-duplicate.
+        assert!((q.near_duplicate_rate - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(q.examples["self_contained"].len(), 3);
+        assert_eq!(q.examples["answerable"], ["Q3? -- the source does not answer it (P(yes) 0.20)"]);
+        // Letters A A C A: counts 3, 0, 1, 0 against 1 each, chi-square 4 + 1 + 0 + 1 = 6 with 3
+        // degrees of freedom (scipy.stats.chisquare: p 0.11161022509471268).
+        assert_eq!(q.answer_letters.values().copied().collect::<Vec<_>>(), [3, 0, 1, 0]);
+        let p = q.answer_letters_p.unwrap();
+        assert!((p - 0.11161022509471268).abs() < 1e-12, "{p}");
     }
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ragjudge_models::{Embedder, GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource, Prompt, Usage};
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
+use ragjudge_testgen::pipeline::CheckCounts;
 use ragjudge_testgen::select::SelectOptions;
 use ragjudge_testgen::{
     estimate, plan, run, Allocation, ChunkOptions, ClusterMethod, Corpus, Document, QueryType, SampleOptions,
@@ -164,6 +165,12 @@ fn every_kept_question_is_valid_and_carries_its_strata() {
     let yes_no: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "yes_no").collect();
     assert_eq!(yes_no.len(), 3);
     assert!(yes_no.iter().all(|q| q.record["query"].as_str().unwrap().ends_with("part of nature?")));
+    // The quality report: the format check regenerated the three factual questions and dropped the
+    // three multiple-choice ones; the self-contained check regenerated the three yes/no ones.
+    let checks = &out.quality.checks;
+    assert_eq!(checks["format"], CheckCounts { passed: 6, regenerated: 3, dropped: 3 });
+    assert_eq!(checks["self_contained"], CheckCounts { passed: 6, regenerated: 3, dropped: 0 });
+    assert!(out.quality.examples["self_contained"][0].contains("mentioned in the passage?"));
     for q in &out.questions {
         let m = &q.record["meta"];
         assert!(m["topic"].as_str().unwrap().starts_with('t'));

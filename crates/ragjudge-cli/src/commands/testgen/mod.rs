@@ -113,6 +113,16 @@ pub fn run_testgen(args: &TestgenArgs) -> Result<()> {
         if !summary.topics_without_questions.is_empty() {
             println!("topics without a kept question: {}", summary.topics_without_questions.join(", "));
         }
+        let q = &summary.quality;
+        let checks: Vec<String> =
+            q.checks.iter().map(|(name, c)| format!("{name} {}/{}/{}", c.passed, c.regenerated, c.dropped)).collect();
+        println!("checks (passed/regenerated/dropped): {}", checks.join(", "));
+        let p = q.answer_letters_p.map_or_else(|| "too few to test".to_string(), |p| format!("chi-square p {p:.3}"));
+        println!(
+            "multiple-choice answer letters: {} ({p}); near-duplicates dropped: {:.1}% of candidates",
+            text(&q.answer_letters),
+            100.0 * q.near_duplicate_rate
+        );
     }
     if out.questions.is_empty() {
         bail!(
