@@ -182,15 +182,11 @@ fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// Sends each distinct request once (answers repeat across the pairs of a tournament) and hands
-/// every request its reply, in order.
-pub fn label_probs_unique(
-    judge: &Arc<dyn Judge>,
-    requests: Vec<(Prompt, Vec<String>)>,
-) -> Vec<Result<LabelProbs, ModelError>> {
-    let mut index: HashMap<&(Prompt, Vec<String>), usize> = HashMap::new();
-    let mut unique: Vec<(Prompt, Vec<String>)> = Vec::new();
-    let slots: Vec<usize> = requests
+/// The distinct items, in first-seen order, and for each item the index of its distinct copy.
+pub(crate) fn distinct<T: Clone + Eq + std::hash::Hash>(items: &[T]) -> (Vec<T>, Vec<usize>) {
+    let mut index: HashMap<&T, usize> = HashMap::new();
+    let mut unique: Vec<T> = Vec::new();
+    let slots = items
         .iter()
         .map(|r| {
             *index.entry(r).or_insert_with(|| {
@@ -199,6 +195,16 @@ pub fn label_probs_unique(
             })
         })
         .collect();
+    (unique, slots)
+}
+
+/// Sends each distinct request once (answers repeat across the pairs of a tournament) and hands
+/// every request its reply, in order.
+pub fn label_probs_unique(
+    judge: &Arc<dyn Judge>,
+    requests: Vec<(Prompt, Vec<String>)>,
+) -> Vec<Result<LabelProbs, ModelError>> {
+    let (unique, slots) = distinct(&requests);
     let replies = judge.label_probs_many(&unique);
     slots.into_iter().map(|i| replies[i].clone()).collect()
 }

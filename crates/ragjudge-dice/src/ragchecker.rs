@@ -18,7 +18,6 @@
 //! itself declines, the two answers compare by CRAG utility computed from `P` and `R`, so that
 //! declining beats an answer the reference does not support and loses to one it does.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use ragjudge_lexical::refusal::refusal_phrase;
@@ -30,7 +29,7 @@ use ragjudge_trec::answer::ragchecker::{
 };
 use ragjudge_trec::answer::RagCheckerMetric;
 
-use crate::claims::{reference_declines, ClaimCheck, Graded};
+use crate::claims::{distinct, reference_declines, ClaimCheck, Graded};
 
 /// The protocol's version: the check prompt and the combination.
 pub const VERSION: &str = "ragchecker-en-v1+mix-v1";
@@ -105,17 +104,7 @@ impl Prepared {
 /// Grades every answer against its reference (module docs), all checks in one batch, each
 /// distinct answer once; one answer's failure does not stop the others.
 pub fn grade_answers(judge: &Arc<dyn Judge>, answers: &[Graded<'_>]) -> Vec<Result<ClaimCheck, ModelError>> {
-    let mut index: HashMap<Graded<'_>, usize> = HashMap::new();
-    let mut unique: Vec<Graded<'_>> = Vec::new();
-    let slots: Vec<usize> = answers
-        .iter()
-        .map(|g| {
-            *index.entry(*g).or_insert_with(|| {
-                unique.push(*g);
-                unique.len() - 1
-            })
-        })
-        .collect();
+    let (unique, slots) = distinct(answers);
     let prepared: Vec<Prepared> = unique.iter().map(Prepared::of).collect();
     let sources = prepared.iter().zip(&unique).map(|(p, g)| p.source(g)).collect();
     let metric = RagCheckerMetric::new(EntailmentModel::Judge(judge.clone()), RagCheckerOptions::default());
