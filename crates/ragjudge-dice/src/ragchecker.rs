@@ -43,16 +43,13 @@ pub fn mix(p: f64, r: f64, overlap: f64) -> f64 {
     WEIGHTS[0] * p + WEIGHTS[1] * r + WEIGHTS[2] * overlap
 }
 
-/// What one answer asks before any check: its claims, its declining sentences, the reference's
-/// claims and whether they are checked.
+/// What one answer asks before any check: its claims, its declining sentences and the
+/// reference's claims.
 struct Prepared {
     claims: Vec<String>,
     declined: Vec<(String, String)>,
     facts: Vec<String>,
     reference_declines: bool,
-    /// Whether the reference's claims are checked against the answer: not when the answer has
-    /// no claim, nor when the reference declines (declining covers it).
-    coverage: bool,
 }
 
 impl Prepared {
@@ -64,9 +61,19 @@ impl Prepared {
                 None => claims.push(c),
             }
         }
-        let reference_declines = reference_declines(g.reference);
-        let coverage = !claims.is_empty() && !reference_declines;
-        Prepared { claims, declined, facts: claims_of(g.reference), reference_declines, coverage }
+        Prepared {
+            claims,
+            declined,
+            facts: claims_of(g.reference),
+            reference_declines: reference_declines(g.reference),
+        }
+    }
+
+    /// Whether the answer answers: it has a claim and the reference does not decline. Only then
+    /// are the reference's claims checked against it (declining covers a declining reference)
+    /// and is it scored.
+    fn answers(&self) -> bool {
+        !self.claims.is_empty() && !self.reference_declines
     }
 
     fn source<'a>(&self, g: &Graded<'a>) -> ClaimSource<'a> {
@@ -75,14 +82,14 @@ impl Prepared {
             answer: g.answer,
             answer_claims: self.claims.clone(),
             reference: g.reference,
-            reference_claims: if self.coverage { self.facts.clone() } else { Vec::new() },
+            reference_claims: if self.answers() { self.facts.clone() } else { Vec::new() },
             passages: Vec::new(),
         }
     }
 
     fn finish(self, d: &RagCheckerDetail, g: &Graded<'_>) -> ClaimCheck {
         let probs = |claims: &[CheckedClaim]| -> Vec<f64> { claims.iter().map(|c| c.other.unwrap_or(0.0)).collect() };
-        let answers = !self.claims.is_empty() && !self.reference_declines;
+        let answers = self.answers();
         let mut check = ClaimCheck::of(
             self.claims,
             probs(&d.answer_claims),

@@ -82,7 +82,7 @@ impl QueryType {
     pub fn spec(self) -> ObjectSpec {
         let answer = match self {
             QueryType::YesNo => FieldKind::OneOf(&["yes", "no"]),
-            QueryType::MultipleChoice => FieldKind::OneOf(&["A", "B", "C", "D"]),
+            QueryType::MultipleChoice => FieldKind::OneOf(&LETTERS),
             _ => FieldKind::Text,
         };
         let mut fields = vec![("question", FieldKind::Text)];
@@ -260,7 +260,8 @@ fn task_seed(seed: u64, i: usize) -> u64 {
     seed ^ (i as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-const LETTERS: [&str; 4] = ["A", "B", "C", "D"];
+/// The letters of the four multiple-choice options.
+pub const LETTERS: [&str; 4] = ["A", "B", "C", "D"];
 
 /// Puts a multiple-choice item's options in the order a generator seeded with `seed` draws, the
 /// answer letter following the right option.

@@ -13,7 +13,7 @@ use crate::chunk::{chunk_documents, ChunkOptions, Chunking};
 use crate::corpus::{Corpus, Skip};
 use crate::error::TestgenError;
 use crate::generate::{
-    generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, QueryType,
+    generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, QueryType, LETTERS,
 };
 use crate::sample::{stratified_sample, Sample, SampleOptions};
 use crate::select::{select, Candidate, Checks, SelectOptions};
@@ -209,8 +209,7 @@ impl QualityReport {
             }
         };
         for g in generated {
-            let mut failed: Vec<&'static str> = g.failures.iter().map(|(_, why)| generation_check(why)).collect();
-            failed.dedup();
+            let failed: Vec<&'static str> = g.failures.iter().map(|(_, why)| generation_check(why)).collect();
             for (raw, why) in &g.failures {
                 let shown: String = raw.chars().take(200).collect();
                 example(&mut q, generation_check(why), format!("{shown} -- {why}"));
@@ -243,7 +242,7 @@ impl QualityReport {
         let dropped_as_duplicates = q.checks.get("near_duplicate").map_or(0, |c| c.dropped);
         q.near_duplicate_rate =
             if candidates.is_empty() { 0.0 } else { dropped_as_duplicates as f64 / candidates.len() as f64 };
-        for l in ["A", "B", "C", "D"] {
+        for l in LETTERS {
             q.answer_letters.insert(l.to_string(), letters.iter().filter(|x| *x == l).count());
         }
         q.answer_letters_p = uniform_p(&q.answer_letters.values().copied().collect::<Vec<_>>());

@@ -292,26 +292,27 @@ impl RagCheckerMetric {
                 }
             }
         }
-        let sentences = |t: &str, fallback: Option<String>| Claims { claims: claims_of(t), fallback };
+        let sentences: Vec<(&str, Vec<String>)> = texts.into_iter().map(|t| (t, claims_of(t))).collect();
         let Extraction::Judge(judge) = &self.extraction else {
-            return texts.into_iter().map(|t| (t, sentences(t, None))).collect();
+            return sentences.into_iter().map(|(t, claims)| (t, Claims { claims, fallback: None })).collect();
         };
         // A text without a sentence has no claim to ask for.
-        let (asked, empty): (Vec<&str>, Vec<&str>) = texts.into_iter().partition(|t| !claims_of(t).is_empty());
+        let (asked, empty): (Vec<_>, Vec<_>) = sentences.into_iter().partition(|(_, claims)| !claims.is_empty());
         let params =
             GenParams { json_schema: Some(claims_schema()), max_tokens: EXTRACTION_MAX_TOKENS, ..GenParams::default() };
         let requests: Vec<(Prompt, GenParams)> = asked
             .iter()
-            .map(|t| (FactualCorrectnessScorer::claim_prompt(&strip_citations(t)), params.clone()))
+            .map(|(t, _)| (FactualCorrectnessScorer::claim_prompt(&strip_citations(t)), params.clone()))
             .collect();
         let replies = judge.generate_many(&requests);
-        let mut out: HashMap<&str, Claims> = empty.into_iter().map(|t| (t, sentences(t, None))).collect();
-        for (t, reply) in asked.into_iter().zip(replies) {
+        let mut out: HashMap<&str, Claims> =
+            empty.into_iter().map(|(t, claims)| (t, Claims { claims, fallback: None })).collect();
+        for ((t, sentences), reply) in asked.into_iter().zip(replies) {
             let claims =
                 match reply.map_err(|e| e.to_string()).and_then(|g| parse_claims(&g.text).map_err(|e| e.to_string())) {
                     Ok(claims) if !claims.is_empty() => Claims { claims, fallback: None },
-                    Ok(_) => sentences(t, Some("the judge wrote no claim".into())),
-                    Err(why) => sentences(t, Some(why)),
+                    Ok(_) => Claims { claims: sentences, fallback: Some("the judge wrote no claim".into()) },
+                    Err(why) => Claims { claims: sentences, fallback: Some(why) },
                 };
             out.insert(t, claims);
         }
