@@ -786,6 +786,7 @@ def testgen(
     dims: int = 10,
     chunk_tokens: int = 160,
     overlap: int = 1,
+    round_trip_k: int = 5,
     retries: int = 2,
     seed: int = 0,
     embedder: str = "minilm",
@@ -797,14 +798,17 @@ def testgen(
 ) -> TestgenResult:
     """Questions from a document collection, stratified by topic (``ragjudge testgen``, HCAT §2):
     chunks, embeds and clusters the collection, samples chunks per topic, asks the judge model
-    for questions of each type and keeps those that pass the answerability and grounding checks.
+    for questions of each type and keeps those that pass the checks of docs/testgen.md (wording,
+    near-duplicates, the round trip to their source within ``round_trip_k`` chunks, answerable,
+    grounded, a reference that answers; unanswerable ones checked against the whole collection).
     With ``dry_run`` no model is called: the chunks, topics and call estimate only."""
     paths = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
     out = _native.testgen(
         [os.fspath(p) for p in paths], judge=judge or DEFAULT_JUDGE, sample=sample, per_chunk=per_chunk,
         types=None if types is None else list(types), allocation=allocation, weights=weights,
         min_per_topic=min_per_topic, per_topic=per_topic, cluster=cluster, topics=topics, max_topics=max_topics,
-        eps=eps, min_points=min_points, dims=dims, chunk_tokens=chunk_tokens, overlap=overlap, retries=retries,
+        eps=eps, min_points=min_points, dims=dims, chunk_tokens=chunk_tokens, overlap=overlap,
+        round_trip_k=round_trip_k, retries=retries,
         seed=seed, embedder=embedder, skip_invalid=skip_invalid, dry_run=dry_run,
         cache=None if cache is None else os.fspath(cache), no_cache=no_cache, threads=threads,
     )

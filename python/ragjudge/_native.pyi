@@ -160,6 +160,7 @@ def testgen(
     dims: int = 10,
     chunk_tokens: int = 160,
     overlap: int = 1,
+    round_trip_k: int = 5,
     retries: int = 2,
     seed: int = 0,
     embedder: str = ...,

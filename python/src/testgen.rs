@@ -9,6 +9,7 @@ use ragjudge_eval::models::{EncoderSettings, ModelSettings};
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
+use ragjudge_testgen::verify::VerifyOptions;
 use ragjudge_testgen::{
     plan_collection, read_corpus, Allocation, ChunkOptions, ClusterMethod, QueryType, ReadOptions, SampleOptions,
     StrataOptions, TestgenError, TestgenSettings,
@@ -42,7 +43,7 @@ fn text(bytes: Result<Vec<u8>, TestgenError>) -> Result<String, String> {
 #[pyo3(signature = (
     corpus, *, judge=ModelSettings::default().judge.spec, sample=24, per_chunk=1, types=None,
     allocation="proportional", weights=None, min_per_topic=1, per_topic=0, cluster="kmeans", topics=None,
-    max_topics=12, eps=None, min_points=4, dims=10, chunk_tokens=160, overlap=1, retries=2, seed=0,
+    max_topics=12, eps=None, min_points=4, dims=10, chunk_tokens=160, overlap=1, round_trip_k=5, retries=2, seed=0,
     embedder=ModelSettings::default().embedder, skip_invalid=false, dry_run=false, cache=None, no_cache=false, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -65,6 +66,7 @@ pub fn testgen(
     dims: usize,
     chunk_tokens: usize,
     overlap: usize,
+    round_trip_k: usize,
     retries: u32,
     seed: u64,
     embedder: String,
@@ -101,7 +103,11 @@ pub fn testgen(
         types,
         per_chunk,
         generation: GenOptions { retries, seed, ..GenOptions::default() },
-        selection: SelectOptions { per_topic, ..SelectOptions::default() },
+        selection: SelectOptions {
+            per_topic,
+            verify: VerifyOptions { round_trip_k, ..VerifyOptions::default() },
+            ..SelectOptions::default()
+        },
         batch: 32,
     };
     let judge = crate::error::judge_settings(judge, cache, no_cache, threads);

@@ -31,7 +31,8 @@ def test_dry_run_plan_equals_the_cli(cli, tmp_path):
 
 
 def reply(body):
-    """Generation: one factual question quoting the passage's first word; label probabilities:
+    """Generation: one factual question quoting the passage's first eight words (so that it finds
+    its passage in the collection); label probabilities:
     P(Yes) = 0.9 for every check (answerable, grounded) and for 'answerable without the passage'
     0.1 (the request names general knowledge)."""
     user = body["messages"][-1]["content"]
@@ -39,8 +40,8 @@ def reply(body):
         p_yes = 0.1 if "general knowledge" in user else 0.9
         return "Yes", [("Yes", math.log(p_yes)), ("No", math.log(1 - p_yes))]
     passage = user.splitlines()[1] if len(user.splitlines()) > 1 else user
-    word = (passage.split() or ["it"])[0].strip('",.')
-    return json.dumps({"question": f"What is known about {word}?", "answer": passage[:80]}), None
+    words = " ".join(w.strip('",.') for w in passage.split()[:8]) or "it"
+    return json.dumps({"question": f"What is known about {words}?", "answer": passage[:80]}), None
 
 
 @pytest.fixture

@@ -51,13 +51,4 @@ pub enum CollectError {
     /// An output could not be written or put in place (or is an input).
     #[error(transparent)]
     Output(#[from] ragjudge_artifacts::ArtifactError),
-    /// The BM25 index could not be built or searched.
-    #[error("BM25 index: {0}")]
-    Index(ragjudge_models::Reason),
-}
-
-impl From<tantivy::TantivyError> for CollectError {
-    fn from(e: tantivy::TantivyError) -> Self {
-        CollectError::Index(ragjudge_models::Reason::of(e))
-    }
 }

@@ -12,7 +12,7 @@
 // Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
-pub mod bm25;
+pub use ragjudge_testgen::bm25;
 pub mod command;
 pub mod error;
 pub mod http;

@@ -26,6 +26,9 @@ pub struct Figures {
     pub table: SummaryReport,
     /// Where the artifact came from.
     pub provenance: Provenance,
+    /// The whole summary when the artifact is a test-set generation's, for the report's
+    /// section on the test set (its quality report).
+    pub test_set: Option<Box<TestgenSummary>>,
 }
 
 /// The figures of the artifact at `path` identified as `kind`, or `None` for a kind whose
@@ -33,6 +36,7 @@ pub struct Figures {
 /// error is one line without the file name.
 pub fn figures(path: &Path, kind: JsonKind) -> Result<Option<Figures>, String> {
     let name = kind.kind().unwrap_or_default().to_string();
+    let mut test_set = None;
     let (subjects, provenance) = match name.as_str() {
         CompareReport::KIND => with(read::<CompareReport>(path, kind)?, compare),
         JudgeEvalReport::KIND => with(read::<JudgeEvalReport>(path, kind)?, judge_eval),
@@ -43,14 +47,18 @@ pub fn figures(path: &Path, kind: JsonKind) -> Result<Option<Figures>, String> {
         FusedModel::KIND => with(read::<FusedModel>(path, kind)?, fusion),
         ProbeReport::KIND => with(read::<ProbeReport>(path, kind)?, probes),
         TopicsDocument::KIND => with(read::<TopicsDocument>(path, kind)?, topics),
-        TestgenSummary::KIND => with(read::<TestgenSummary>(path, kind)?, testgen),
+        TestgenSummary::KIND => {
+            let doc = read::<TestgenSummary>(path, kind)?;
+            test_set = Some(Box::new(doc.body.clone()));
+            with(doc, testgen)
+        }
         ShardManifest::KIND => with(read::<ShardManifest>(path, kind)?, shard),
         ColumnDefinitions::KIND => with(read::<ColumnDefinitions>(path, kind)?, definitions),
         _ => return Ok(None),
     };
     let table =
         SummaryReport { systems: subjects, records: 0, skipped: 0, failed: 0, level: 0.95, bootstrap: 0, shard: None };
-    Ok(Some(Figures { kind: name, table, provenance }))
+    Ok(Some(Figures { kind: name, table, provenance, test_set }))
 }
 
 fn with<T>(doc: ragjudge_artifacts::Document<T>, f: fn(&T) -> Vec<SystemReport>) -> (Vec<SystemReport>, Provenance) {

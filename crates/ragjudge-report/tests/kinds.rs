@@ -165,9 +165,10 @@ fn testgen_and_probe_reports_are_read_as_figures_by_report_and_gate() {
     let kinds: Vec<&str> = inputs.loaded.iter().map(|l| l.input.kind()).collect();
     assert_eq!(kinds, ["test-set topics", "test-set generation", "bias probes"]);
     let html = ragjudge_report::html::render(&inputs, &Default::default());
-    assert!(html.sections.contains(&"Other outputs".to_string()), "{:?}", html.sections);
+    assert_eq!(html.sections, ["Summary", "Test set", "Other outputs", "Provenance"]);
     // The summary points to them rather than saying nothing was recognised.
-    assert!(html.html.contains("3 output(s) read as key figures"), "summary of figures only");
+    assert!(html.html.contains("see <a href=\"#test-set\">Test set</a>"), "summary of the test set");
+    assert!(html.html.contains("2 other output(s) read as key figures"), "summary of figures only");
 
     let how = Resummarize::default();
     let figure = |path: &Path, subject: &str, name: &str| {
@@ -182,4 +183,46 @@ fn testgen_and_probe_reports_are_read_as_figures_by_report_and_gate() {
     assert_eq!(figure(&summary, "testgen", "questions.factoid"), Some(3.0));
     assert_eq!(figure(&probes, "s/gender/*", "m.mean_diff"), Some(-0.25));
     assert_eq!(figure(&probes, "s/gender/*", "flagged"), Some(1.0));
+}
+
+/// A test-set summary with its quality report gets a section of its own: each check with its
+/// counts and examples, the answer letters with their test, and coverage per topic.
+#[test]
+fn a_test_set_summary_gets_a_section_with_its_quality_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = write(
+        tmp.path(),
+        "summary.json",
+        r#"{"kind": "testgen-summary", "schema_version": 3, "questions": 5, "tasks": 7, "attempts": 11,
+            "rejected": 2, "rejected_by_reason": {"no valid reply in 3 attempt(s)": 2},
+            "per_type": {"factual": 3, "multiple_choice": 2}, "per_topic": {"t0": 5},
+            "topics_without_questions": ["t1"],
+            "quality": {
+              "checks": {"format": {"passed": 6, "regenerated": 0, "dropped": 1},
+                         "round_trip": {"passed": 3, "regenerated": 2, "dropped": 1},
+                         "near_duplicate": {"passed": 5, "regenerated": 0, "dropped": 0}},
+              "examples": {"round_trip": ["When did <printing> spread? -- the question does not find its source"],
+                           "multi_hop_type": ["Which module? -- multi_hop -> factual: d2:0 holds the answer alone"]},
+              "answer_letters": {"A": 2, "B": 0, "C": 0, "D": 0}, "answer_letters_p": null,
+              "near_duplicate_rate": 0.0, "retyped": 1,
+              "topics": [{"id": "t0", "label": "print/press/type", "chunks": 9, "sampled": 5, "questions": 5},
+                         {"id": "t1", "label": "reef/coral/fish", "chunks": 3, "sampled": 2, "questions": 0}]}}"#,
+    );
+    let inputs = read_inputs(&[summary]);
+    assert!(inputs.skipped.is_empty(), "{:?}", inputs.skipped);
+    let html = ragjudge_report::html::render(&inputs, &Default::default());
+    assert_eq!(html.sections, ["Summary", "Test set", "Provenance"], "not also among other outputs");
+    let h = &html.html;
+    assert!(h.contains("<b>5</b> questions kept from 7 generation tasks (11 replies); 2 tasks without a question"));
+    // The round trip's row: passed, regenerated, dropped.
+    assert!(h.contains("<td><code>round_trip</code></td>"), "no round-trip row");
+    assert!(h.contains("<td class=\"n\">3</td><td class=\"n\">2</td><td class=\"n\">1</td>"), "counts");
+    // Examples are escaped.
+    assert!(h.contains("When did &lt;printing&gt; spread? -- the question does not find its source"));
+    assert!(h.contains("Multi-hop questions kept as factual (one source holds the whole answer): 1."));
+    assert!(h.contains("Multiple-choice answer letters: A 2, B 0, C 0, D 0 (too few to test)"));
+    // A topic without a question stands out.
+    assert!(
+        h.contains("<td>reef/coral/fish</td><td class=\"n\">3</td><td class=\"n\">2</td><td class=\"n\"><b>0</b></td>")
+    );
 }

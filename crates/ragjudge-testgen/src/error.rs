@@ -51,7 +51,16 @@ pub enum TestgenError {
     /// A row or document that cannot be serialised.
     #[error("cannot serialise: {0}")]
     Record(#[source] serde_json::Error),
+    /// The BM25 index could not be built or searched.
+    #[error("BM25 index: {0}")]
+    Index(String),
     /// A chart could not be drawn.
     #[error("topic map: {0}")]
     Chart(#[from] ragjudge_charts::ChartError),
+}
+
+impl From<tantivy::TantivyError> for TestgenError {
+    fn from(e: tantivy::TantivyError) -> Self {
+        TestgenError::Index(e.to_string())
+    }
 }

@@ -1,8 +1,10 @@
 //! Question generation with the judge model (HCAT section 2, step 5): for each sampled chunk (two
 //! chunks of one topic for multi-hop questions) the model writes a question of a given type with
 //! its reference answer, as a JSON object constrained by a grammar (local models) or a JSON
-//! schema (HTTP backends). A reply is checked: its fields, and that its question stands on its
-//! own ([`crate::standalone`]: no "the passage", no "the movie" without a name). A reply that
+//! schema (HTTP backends). A reply is checked: its fields, that its question stands on its own
+//! ([`crate::standalone`]: no "the passage", no "the movie" without a name), that it does not
+//! repeat a question kept before it, then the checks against its sources and the collection the
+//! caller gives ([`crate::verify`]). A reply that
 //! fails is retried with a new seed and sampling, then recorded with its raw text and the reason;
 //! it never reaches the output. Multiple-choice options are shuffled by a seeded generator once
 //! the reply passes, so the right answer's letter does not follow the model's habit of writing
@@ -10,13 +12,15 @@
 
 use std::collections::HashMap;
 
-use ragjudge_models::{GenParams, Judge, Prompt};
+use ragjudge_core::numeric::cosine_or_zero;
+use ragjudge_models::{Embedder, GenParams, Judge, Prompt};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
 use crate::schema::{FieldKind, ObjectSpec};
 use crate::standalone::unresolved_reference;
+use crate::verify::Verified;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -94,21 +98,21 @@ impl QueryType {
     }
 }
 
-/// The versioned prompt texts of one language (`prompts/gen-LANG-v1.txt`), by section.
+/// The versioned prompt texts of one language (`prompts/gen-LANG-vN.txt`), by section.
 #[derive(Debug, Clone)]
 pub struct PromptSet {
-    /// `gen-en-v1` or `gen-zh-v1`.
+    /// `gen-en-v2` or `gen-zh-v2`.
     pub version: &'static str,
     sections: HashMap<String, String>,
 }
 
-const EN_V1: &str = include_str!("../prompts/gen-en-v1.txt");
-const ZH_V1: &str = include_str!("../prompts/gen-zh-v1.txt");
+const EN_V2: &str = include_str!("../prompts/gen-en-v2.txt");
+const ZH_V2: &str = include_str!("../prompts/gen-zh-v2.txt");
 
 impl PromptSet {
     /// The prompts for a chunk language (`zh` gives Chinese prompts, anything else English).
     pub fn for_lang(lang: &str) -> Self {
-        let (version, text) = if lang == "zh" { ("gen-zh-v1", ZH_V1) } else { ("gen-en-v1", EN_V1) };
+        let (version, text) = if lang == "zh" { ("gen-zh-v2", ZH_V2) } else { ("gen-en-v2", EN_V2) };
         Self::parse(version, text)
     }
 
@@ -150,6 +154,34 @@ pub struct GenTask {
     pub sources: Vec<usize>,
     /// The stratum of the first source.
     pub topic: usize,
+    /// The answer a yes/no question must have (`yes` or `no`): tasks alternate, so that a
+    /// model's habit of asking questions whose answer is yes does not make "yes" always right.
+    pub answer: Option<&'static str>,
+}
+
+impl GenTask {
+    /// The reply's fields: the type's, with the answer fixed when the task fixes it.
+    pub fn spec(&self) -> ObjectSpec {
+        let mut spec = self.query_type.spec();
+        if let Some(a) = self.answer {
+            let only: &'static [&'static str] = if a == "no" { &["no"] } else { &["yes"] };
+            for field in &mut spec.fields {
+                if field.0 == "answer" {
+                    field.1 = FieldKind::OneOf(only);
+                }
+            }
+        }
+        spec
+    }
+
+    /// The prompt section of its instruction (`yes_no_negative` for a yes/no question whose
+    /// answer must be no).
+    fn section(&self) -> &'static str {
+        match (self.query_type, self.answer) {
+            (QueryType::YesNo, Some("no")) => "yes_no_negative",
+            (t, _) => t.name(),
+        }
+    }
 }
 
 /// The prompt of a task.
@@ -160,9 +192,9 @@ pub fn task_prompt(task: &GenTask, chunks: &[Chunk]) -> (Prompt, &'static str) {
     for (k, &i) in task.sources.iter().enumerate() {
         user.push_str(&format!("{} {}:\n{}\n\n", p.section("passage_label"), k + 1, chunks[i].text.trim()));
     }
-    user.push_str(p.section(task.query_type.name()));
+    user.push_str(p.section(task.section()));
     user.push_str("\n\nJSON: ");
-    user.push_str(&task.query_type.spec().json_schema()["required"].to_string());
+    user.push_str(&task.spec().json_schema()["required"].to_string());
     (Prompt::chat(p.section("system"), user), p.version)
 }
 
@@ -194,11 +226,13 @@ pub struct Generated {
     pub failures: Vec<(String, String)>,
     /// The prompt version used.
     pub prompt_version: &'static str,
+    /// What the caller's checks found on the kept reply.
+    pub verified: Option<Verified>,
 }
 
 /// The generation parameters of attempt `attempt` (0: greedy; later: sampled with a new seed).
-pub fn attempt_params(query_type: QueryType, options: &GenOptions, attempt: u32) -> GenParams {
-    let spec = query_type.spec();
+pub fn attempt_params(task: &GenTask, options: &GenOptions, attempt: u32) -> GenParams {
+    let spec = task.spec();
     GenParams {
         max_tokens: options.max_tokens,
         temperature: if attempt == 0 { 0.0 } else { 0.8 },
@@ -210,31 +244,76 @@ pub fn attempt_params(query_type: QueryType, options: &GenOptions, attempt: u32)
     }
 }
 
-/// Runs every task: first attempts for all in one batch, then retries of those that failed.
-pub fn generate(judge: &dyn Judge, tasks: &[GenTask], chunks: &[Chunk], options: &GenOptions) -> Vec<Generated> {
+/// The check of a well-formed reply to task `i`: what it found, or why the reply fails.
+pub type ReplyCheck<'a> = dyn Fn(usize, &Map<String, Value>) -> Result<Verified, String> + 'a;
+
+/// The near-duplicate check of replies: an embedder of questions and the cosine at which a
+/// question repeats one kept before it.
+#[derive(Clone, Copy)]
+pub struct NearDuplicates<'a> {
+    /// Embeds question stems (without multiple-choice options).
+    pub embedder: &'a dyn Embedder,
+    /// Cosine at or above which a question is a near-duplicate.
+    pub max_similarity: f64,
+}
+
+impl std::fmt::Debug for NearDuplicates<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NearDuplicates").field("max_similarity", &self.max_similarity).finish_non_exhaustive()
+    }
+}
+
+/// Runs every task: first attempts for all in one batch, then retries of those that failed
+/// their format, their wording, the near-duplicate check (against the questions kept so far, in
+/// task order) or `check`.
+pub fn generate(
+    judge: &dyn Judge,
+    tasks: &[GenTask],
+    chunks: &[Chunk],
+    options: &GenOptions,
+    duplicates: Option<NearDuplicates<'_>>,
+    check: &ReplyCheck<'_>,
+) -> Vec<Generated> {
     let prompts: Vec<(Prompt, &'static str)> = tasks.iter().map(|t| task_prompt(t, chunks)).collect();
     let mut out: Vec<Generated> = prompts
         .iter()
-        .map(|(_, v)| Generated { item: None, attempts: 0, failures: Vec::new(), prompt_version: v })
+        .map(|(_, v)| Generated { item: None, attempts: 0, failures: Vec::new(), prompt_version: v, verified: None })
         .collect();
+    let mut kept: Vec<Vec<f32>> = Vec::new();
     for attempt in 0..=options.retries {
         let pending: Vec<usize> = (0..tasks.len()).filter(|&i| out[i].item.is_none()).collect();
         if pending.is_empty() {
             break;
         }
-        let requests: Vec<(Prompt, GenParams)> = pending
-            .iter()
-            .map(|&i| (prompts[i].0.clone(), attempt_params(tasks[i].query_type, options, attempt)))
-            .collect();
+        let requests: Vec<(Prompt, GenParams)> =
+            pending.iter().map(|&i| (prompts[i].0.clone(), attempt_params(&tasks[i], options, attempt))).collect();
         for (&i, result) in pending.iter().zip(judge.generate_many(&requests)) {
             out[i].attempts += 1;
             match result {
-                Ok(g) => match checked(tasks[i].query_type, &g.text) {
+                Ok(g) => match checked(&tasks[i], &g.text) {
                     Ok(mut item) => {
                         if tasks[i].query_type == QueryType::MultipleChoice {
                             shuffle_options(&mut item, task_seed(options.seed, i));
                         }
-                        out[i].item = Some(item);
+                        let stem = item.get("question").and_then(Value::as_str).unwrap_or_default();
+                        let vector = match duplicates {
+                            Some(d) => match near_duplicate(d, stem, &kept) {
+                                Ok(v) => v,
+                                Err(why) => {
+                                    out[i].failures.push((g.text, why));
+                                    continue;
+                                }
+                            },
+                            None => None,
+                        };
+                        match check(i, &item) {
+                            Ok(v) => {
+                                out[i].item = Some(item);
+                                out[i].verified = Some(v);
+                                kept.extend(vector);
+                            }
+                            Err(why) => out[i].failures.push((g.text, why)),
+                        }
                     }
                     Err(why) => out[i].failures.push((g.text, why)),
                 },
@@ -245,9 +324,23 @@ pub fn generate(judge: &dyn Judge, tasks: &[GenTask], chunks: &[Chunk], options:
     out
 }
 
+/// The embedding of `stem` when no kept question is as similar as `d.max_similarity`; why not
+/// otherwise.
+fn near_duplicate(d: NearDuplicates<'_>, stem: &str, kept: &[Vec<f32>]) -> Result<Option<Vec<f32>>, String> {
+    let v = d.embedder.embed(&[stem]).map_err(|e| format!("check failed: {e}"))?.pop().unwrap_or_default();
+    let mut nearest = 0.0f64;
+    for k in kept {
+        nearest = nearest.max(cosine_or_zero(&v, k).map_err(|e| format!("check failed: {e}"))?);
+    }
+    if nearest >= d.max_similarity {
+        return Err(format!("near-duplicate of a kept question (cosine {nearest:.3})"));
+    }
+    Ok(Some(v))
+}
+
 /// A reply's item when its fields are valid and its question stands on its own.
-fn checked(query_type: QueryType, text: &str) -> Result<Map<String, Value>, String> {
-    let item = query_type.spec().parse(text)?;
+fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
+    let item = task.spec().parse(text)?;
     let question = item.get("question").and_then(Value::as_str).unwrap_or_default();
     match unresolved_reference(question) {
         Some(why) => Err(format!("the question is not self-contained: {why}")),
@@ -346,9 +439,10 @@ mod tests {
     fn a_question_that_is_not_self_contained_fails_its_check() {
         let reply =
             r#"{"question": "What is the name of the golf course mentioned in the passage?", "answer": "Augusta"}"#;
-        let why = checked(QueryType::Factual, reply).unwrap_err();
+        let task = GenTask { query_type: QueryType::Factual, sources: vec![0], topic: 0, answer: None };
+        let why = checked(&task, reply).unwrap_err();
         assert_eq!(why, "the question is not self-contained: it refers to the source (\"the passage\")");
         let reply = r#"{"question": "Which golf course hosts the Masters Tournament?", "answer": "Augusta National"}"#;
-        assert!(checked(QueryType::Factual, reply).is_ok());
+        assert!(checked(&task, reply).is_ok());
     }
 }

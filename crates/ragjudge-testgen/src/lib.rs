@@ -2,12 +2,15 @@
 //! [`chunk`] it, embed the chunks, reduce them ([`reduce`]), cluster them into topic strata
 //! ([`cluster`], [`strata`]) labelled by class-based TF-IDF ([`topics`]), draw a stratified
 //! sample ([`sample`]) so that every topic of the collection is covered by construction, have
-//! the judge model write questions of several types under a grammar ([`generate`], [`schema`])
-//! and keep the ones that pass the checks ([`select`]).
+//! the judge model write questions of several types under a grammar ([`generate`], [`schema`]),
+//! regenerate those that fail a check of their own ([`standalone`], [`verify`]: the round trip
+//! to their source through [`bm25`] and embeddings, answerable, grounded, a reference that
+//! answers, unanswerable against the whole collection) and select the set ([`select`]).
 #![deny(missing_docs)]
 // Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod bm25;
 pub mod chunk;
 pub mod cluster;
 pub mod corpus;
@@ -22,6 +25,7 @@ pub mod select;
 pub mod standalone;
 pub mod strata;
 pub mod topics;
+pub mod verify;
 
 pub use chunk::{chunk_documents, Chunk, ChunkOptions, Chunking};
 pub use corpus::{read_corpus, Corpus, Document, ReadOptions, Skip};

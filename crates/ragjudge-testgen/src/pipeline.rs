@@ -13,11 +13,13 @@ use crate::chunk::{chunk_documents, ChunkOptions, Chunking};
 use crate::corpus::{Corpus, Skip};
 use crate::error::TestgenError;
 use crate::generate::{
-    generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, QueryType, LETTERS,
+    generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, NearDuplicates, QueryType,
+    LETTERS,
 };
 use crate::sample::{stratified_sample, Sample, SampleOptions};
 use crate::select::{select, Candidate, Checks, SelectOptions};
 use crate::strata::{build_strata, embed_chunks, Strata, StrataOptions};
+use crate::verify::{Collection, Verified, Verifier};
 
 /// Every setting of a run.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -69,6 +71,9 @@ pub struct Plan {
     /// Generation tasks.
     #[serde(skip)]
     pub tasks: Vec<GenTask>,
+    /// The chunks' embeddings, one row each (questions are checked against them).
+    #[serde(skip)]
+    pub vectors: ndarray::Array2<f64>,
 }
 
 /// Upper bounds of the model calls a run makes and its estimated prompt tokens.
@@ -80,7 +85,9 @@ pub struct CallEstimate {
     pub generation_calls: usize,
     /// Generation calls if every attempt failed its check.
     pub generation_calls_max: usize,
-    /// Selection calls (two label-probability calls per candidate at most).
+    /// Label-probability calls of the checks at most: those of every attempt (two for an
+    /// answerable question, the source and up to four retrieved chunks for an unanswerable one)
+    /// and the closed-book flag of selection.
     pub selection_calls_max: usize,
     /// Estimated prompt tokens of the first attempts (characters / 4).
     pub generation_prompt_tokens: u64,
@@ -152,33 +159,61 @@ pub struct QualityReport {
     /// P-value of Pearson's chi-square test of those letters against a uniform spread (none
     /// with fewer than four items): a small value says the letter gives the answer away.
     pub answer_letters_p: Option<f64>,
-    /// Candidates dropped as near-duplicates of a kept question, over all candidates.
+    /// Replies that were near-duplicates of a question kept before them (and were regenerated
+    /// or dropped), over the replies that reached that check.
     pub near_duplicate_rate: f64,
+    /// Kept yes/no questions per answer.
+    #[serde(default)]
+    pub yes_no_answers: BTreeMap<String, usize>,
+    /// Multi-hop questions kept as factual because one source holds the whole answer.
+    #[serde(default)]
+    pub retyped: usize,
+    /// Per topic: its chunks, the chunks sampled from it and the questions kept.
+    #[serde(default)]
+    pub topics: Vec<TopicCoverage>,
+}
+
+/// How well the kept questions cover one topic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TopicCoverage {
+    /// `t0`, `t1`, ... or `noise`.
+    pub id: String,
+    /// The three heaviest terms, joined by `/`.
+    pub label: String,
+    /// Chunks in it.
+    pub chunks: usize,
+    /// Chunks sampled from it.
+    pub sampled: usize,
+    /// Questions kept.
+    pub questions: usize,
 }
 
 /// Examples kept per check.
 const EXAMPLES: usize = 3;
 
+/// The checks of one reply, in the order they run: those that fail regenerate the reply.
+const REPLY_CHECKS: [&str; 8] =
+    ["format", "self_contained", "near_duplicate", "round_trip", "answerable", "grounded", "reference", "unanswerable"];
+
 /// The check a generation failure's reason belongs to.
 fn generation_check(reason: &str) -> &'static str {
-    if reason.starts_with("the question is not self-contained") {
-        "self_contained"
-    } else if reason.starts_with("model call failed") {
-        "model_call"
-    } else {
-        "format"
-    }
+    const PREFIXES: [(&str, &str); 9] = [
+        ("the question is not self-contained", "self_contained"),
+        ("near-duplicate", "near_duplicate"),
+        ("the question does not find its source", "round_trip"),
+        ("the source does not answer it", "answerable"),
+        ("the reference answer is not grounded", "grounded"),
+        ("the reference does not answer", "reference"),
+        ("the collection may answer it", "unanswerable"),
+        ("model call failed", "model_call"),
+        ("check failed", "model_call"),
+    ];
+    PREFIXES.iter().find(|(p, _)| reason.starts_with(p)).map_or("format", |(_, c)| c)
 }
 
 /// The check a selection verdict's reason belongs to.
 fn selection_check(reason: &str) -> &'static str {
-    if reason.starts_with("near-duplicate") {
-        "near_duplicate"
-    } else if reason.starts_with("the source") {
-        "answerable"
-    } else if reason.starts_with("the reference answer is not grounded") {
-        "grounded"
-    } else if reason.starts_with("topic already has") {
+    if reason.starts_with("topic already has") {
         "per_topic"
     } else {
         "model_call"
@@ -214,24 +249,31 @@ impl QualityReport {
                 let shown: String = raw.chars().take(200).collect();
                 example(&mut q, generation_check(why), format!("{shown} -- {why}"));
             }
-            for check in ["format", "self_contained"] {
+            let applied = |check: &str| {
+                ["format", "self_contained", "near_duplicate"].contains(&check)
+                    || g.verified.as_ref().is_some_and(|v| v.applied.contains(&check))
+            };
+            let last = g.failures.last().map(|(_, why)| generation_check(why));
+            for check in REPLY_CHECKS {
                 let c = q.checks.entry(check.to_string()).or_default();
-                let last = g.failures.last().map(|(_, why)| generation_check(why));
                 match (&g.item, failed.contains(&check)) {
-                    (Some(_), false) => c.passed += 1,
                     (Some(_), true) => c.regenerated += 1,
+                    (Some(_), false) if applied(check) => c.passed += 1,
                     (None, _) if last == Some(check) => c.dropped += 1,
-                    (None, _) => {}
+                    _ => {}
                 }
             }
-            if g.item.is_none() && g.failures.last().is_some_and(|(_, why)| generation_check(why) == "model_call") {
+            if g.item.is_none() && last == Some("model_call") {
                 q.checks.entry("model_call".into()).or_default().dropped += 1;
+            }
+            if let Some(why) = g.verified.as_ref().and_then(|v| v.retyped.as_ref()) {
+                q.retyped += 1;
+                let question = g.item.as_ref().and_then(|i| i.get("question")).and_then(Value::as_str);
+                example(&mut q, "multi_hop_type", format!("{} -- {why}", question.unwrap_or_default()));
             }
         }
         let kept = checks.iter().filter(|c| c.verdict.is_ok()).count();
-        for check in ["near_duplicate", "answerable", "grounded", "per_topic"] {
-            q.checks.entry(check.to_string()).or_default().passed = kept;
-        }
+        q.checks.entry("per_topic".to_string()).or_default().passed = kept;
         for (c, check) in candidates.iter().zip(checks) {
             if let Err(why) = &check.verdict {
                 let name = selection_check(why);
@@ -239,9 +281,15 @@ impl QualityReport {
                 example(&mut q, name, format!("{} -- {why}", c.question));
             }
         }
-        let dropped_as_duplicates = q.checks.get("near_duplicate").map_or(0, |c| c.dropped);
-        q.near_duplicate_rate =
-            if candidates.is_empty() { 0.0 } else { dropped_as_duplicates as f64 / candidates.len() as f64 };
+        // Replies that reached the near-duplicate check: those that failed it or a later check,
+        // and those kept.
+        let later = |why: &str| !matches!(generation_check(why), "format" | "self_contained");
+        let (mut reached, mut repeated) = (0usize, 0usize);
+        for g in generated {
+            reached += usize::from(g.item.is_some()) + g.failures.iter().filter(|(_, why)| later(why)).count();
+            repeated += g.failures.iter().filter(|(_, why)| generation_check(why) == "near_duplicate").count();
+        }
+        q.near_duplicate_rate = if reached == 0 { 0.0 } else { repeated as f64 / reached as f64 };
         for l in LETTERS {
             q.answer_letters.insert(l.to_string(), letters.iter().filter(|x| *x == l).count());
         }
@@ -314,7 +362,7 @@ pub struct TopicsDocument {
 
 impl Artifact for TopicsDocument {
     const KIND: &'static str = "testgen-topics";
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = 2;
 
     /// Before artifacts were versioned: the same fields without a header.
     fn is_legacy(value: &Value) -> bool {
@@ -348,7 +396,7 @@ pub struct TestgenSummary {
 
 impl Artifact for TestgenSummary {
     const KIND: &'static str = "testgen-summary";
-    const SCHEMA_VERSION: u32 = 2;
+    const SCHEMA_VERSION: u32 = 3;
 }
 
 impl Plan {
@@ -441,6 +489,7 @@ pub fn plan(corpus: &Corpus, embedder: &dyn Embedder, settings: &TestgenSettings
     }
     let mut tasks = Vec::new();
     let mut turn: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut yes_no = 0usize;
     for &i in &sample.indices {
         let topic = strata.assignment[i];
         for _ in 0..settings.per_chunk {
@@ -456,10 +505,18 @@ pub fn plan(corpus: &Corpus, embedder: &dyn Embedder, settings: &TestgenSettings
                     None => query_type = QueryType::Factual,
                 }
             }
-            tasks.push(GenTask { query_type, sources, topic });
+            let answer = (query_type == QueryType::YesNo).then(|| {
+                yes_no += 1;
+                if yes_no % 2 == 1 {
+                    "yes"
+                } else {
+                    "no"
+                }
+            });
+            tasks.push(GenTask { query_type, sources, topic, answer });
         }
     }
-    Ok(Plan { chunking, strata, sample, tasks })
+    Ok(Plan { chunking, strata, sample, tasks, vectors })
 }
 
 /// The most similar chunk of the same topic from another document (else the same document).
@@ -486,17 +543,22 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
         tokens += (chars as u64).div_ceil(4);
     }
     let n = plan.tasks.len();
+    let attempts = 1 + settings.generation.retries as usize;
+    let per_attempt = |t: &GenTask| match t.query_type {
+        QueryType::Unanswerable => 1 + 2 * settings.selection.verify.unanswerable_chunks,
+        _ => 2,
+    };
     CallEstimate {
         tasks: n,
         generation_calls: n,
-        generation_calls_max: n * (1 + settings.generation.retries as usize),
-        selection_calls_max: 2 * n,
+        generation_calls_max: n * attempts,
+        selection_calls_max: plan.tasks.iter().map(|t| attempts * per_attempt(t) + 1).sum(),
         generation_prompt_tokens: tokens,
         per_type,
     }
 }
 
-/// Generates and selects the questions of a plan.
+/// Generates, checks and selects the questions of a plan.
 pub fn run(
     plan: Plan,
     judge: &dyn Judge,
@@ -504,49 +566,62 @@ pub fn run(
     settings: &TestgenSettings,
 ) -> Result<TestgenOutput, TestgenError> {
     let chunks = &plan.chunking.chunks;
-    let generated: Vec<Generated> = generate(judge, &plan.tasks, chunks, &settings.generation);
+    let collection = Collection::new(chunks, &plan.vectors)?;
+    let verifier = Verifier { judge, embedder, collection: &collection, options: settings.selection.verify };
+    let check = |i: usize, item: &serde_json::Map<String, Value>| -> Result<Verified, String> {
+        let task = &plan.tasks[i];
+        match verifier.verify(task.query_type, &task.sources, item) {
+            Ok(verdict) => verdict,
+            Err(e) => Err(format!("check failed: {e}")),
+        }
+    };
+    let duplicates = NearDuplicates { embedder, max_similarity: settings.selection.max_similarity };
+    let generated: Vec<Generated> =
+        generate(judge, &plan.tasks, chunks, &settings.generation, Some(duplicates), &check);
     let attempts = generated.iter().map(|g| g.attempts as usize).sum();
     let mut rejected = Vec::new();
     let mut candidates = Vec::new();
-    let mut from_task = Vec::new();
+    let mut kept_replies: Vec<(usize, &Verified)> = Vec::new();
     for (k, (task, g)) in plan.tasks.iter().zip(&generated).enumerate() {
-        let source_ids: Vec<String> = task.sources.iter().map(|&i| chunks[i].id.clone()).collect();
-        match &g.item {
-            None => rejected.push(Rejected {
+        match (&g.item, &g.verified) {
+            (Some(item), Some(v)) => {
+                candidates.push(Candidate {
+                    query_type: v.query_type,
+                    question: question_text(v.query_type, item),
+                    answer: reference_answer(v.query_type, item),
+                    lang: chunks[v.sources[0]].lang,
+                    topic: task.topic,
+                });
+                kept_replies.push((k, v));
+            }
+            _ => rejected.push(Rejected {
                 query_type: task.query_type,
-                source_ids,
+                source_ids: task.sources.iter().map(|&i| chunks[i].id.clone()).collect(),
                 question: None,
                 reason: format!("no valid reply in {} attempt(s)", g.attempts),
                 raw: g.failures.clone(),
             }),
-            Some(item) => {
-                candidates.push(Candidate {
-                    query_type: task.query_type,
-                    question: question_text(task.query_type, item),
-                    answer: reference_answer(task.query_type, item),
-                    sources: task.sources.iter().map(|&i| chunks[i].text.clone()).collect(),
-                    lang: chunks[task.sources[0]].lang,
-                    topic: task.topic,
-                });
-                from_task.push(k);
-            }
         }
     }
-    let checks: Vec<Checks> = select(judge, embedder, &candidates, &settings.selection)?;
+    let checks: Vec<Checks> = select(judge, &candidates, &settings.selection);
     let letters: Vec<String> = candidates
         .iter()
         .zip(&checks)
         .filter(|(c, check)| c.query_type == QueryType::MultipleChoice && check.verdict.is_ok())
         .map(|(c, _)| c.answer.split(')').next().unwrap_or_default().to_string())
         .collect();
-    let quality = QualityReport::of(&generated, &candidates, &checks, &letters);
+    let mut quality = QualityReport::of(&generated, &candidates, &checks, &letters);
+    for (c, check) in candidates.iter().zip(&checks) {
+        if c.query_type == QueryType::YesNo && check.verdict.is_ok() {
+            *quality.yes_no_answers.entry(c.answer.clone()).or_insert(0) += 1;
+        }
+    }
     let mut questions = Vec::new();
-    for ((c, check), &k) in candidates.iter().zip(&checks).zip(&from_task) {
-        let task = &plan.tasks[k];
-        let source_ids: Vec<String> = task.sources.iter().map(|&i| chunks[i].id.clone()).collect();
+    for ((c, check), &(k, v)) in candidates.iter().zip(&checks).zip(&kept_replies) {
+        let source_ids: Vec<String> = v.sources.iter().map(|&i| chunks[i].id.clone()).collect();
         if let Err(reason) = &check.verdict {
             rejected.push(Rejected {
-                query_type: task.query_type,
+                query_type: v.query_type,
                 source_ids,
                 question: Some(c.question.clone()),
                 reason: reason.clone(),
@@ -554,9 +629,12 @@ pub fn run(
             });
             continue;
         }
-        let topic = &plan.strata.topics[task.topic];
-        let source_docs: Vec<String> = task.sources.iter().map(|&i| chunks[i].doc_id.clone()).collect();
+        let topic = &plan.strata.topics[plan.tasks[k].topic];
+        let source_docs: Vec<String> = v.sources.iter().map(|&i| chunks[i].doc_id.clone()).collect();
+        let sources: Vec<String> = v.sources.iter().map(|&i| chunks[i].text.clone()).collect();
         let needs_retrieval = check.closed_book.is_none_or(|p| p <= settings.selection.closed_book);
+        let mut values = serde_json::to_value(&v.values).map_err(TestgenError::Record)?;
+        values["closed_book"] = json!(check.closed_book);
         let record = json!({
             "id": format!("tg{:04}", questions.len() + 1),
             "query": c.question,
@@ -565,18 +643,27 @@ pub fn run(
                 "topic": topic.id,
                 "topic_label": topic.label,
                 "topic_terms": topic.terms.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(),
-                "query_type": task.query_type.name(),
+                "query_type": v.query_type.name(),
                 "source_ids": source_ids,
                 "source_docs": source_docs,
-                "difficulty": difficulty(task.query_type, &c.question, &c.sources),
+                "difficulty": difficulty(v.query_type, &c.question, &sources),
                 "lang": c.lang,
                 "needs_retrieval": needs_retrieval,
-                "checks": {"answerable": check.answerable, "grounding": check.grounding, "closed_book": check.closed_book},
+                "checks": values,
+                "retyped": v.retyped,
                 "prompt_version": generated[k].prompt_version,
             }
         });
         questions.push(Question { record });
     }
+    quality.topics = plan
+        .topic_rows()
+        .into_iter()
+        .map(|t| {
+            let kept = questions.iter().filter(|q| q.record["meta"]["topic"] == t.id.as_str()).count();
+            TopicCoverage { id: t.id, label: t.label, chunks: t.chunks, sampled: t.sampled, questions: kept }
+        })
+        .collect();
     Ok(TestgenOutput { plan, questions, rejected, attempts, quality })
 }
 
@@ -620,12 +707,19 @@ mod tests {
         assert_eq!(uniform_p(&[1, 1, 1, 0]), None);
     }
 
-    fn generated(item: bool, failures: &[&str]) -> Generated {
+    fn generated(item: bool, failures: &[&str], applied: &[&'static str]) -> Generated {
         Generated {
             item: item.then(Map::new),
             attempts: failures.len() as u32 + u32::from(item),
             failures: failures.iter().map(|why| ("{...}".to_string(), why.to_string())).collect(),
-            prompt_version: "gen-en-v1",
+            prompt_version: "gen-en-v2",
+            verified: item.then(|| Verified {
+                query_type: QueryType::Factual,
+                sources: vec![0],
+                applied: applied.to_vec(),
+                retyped: None,
+                values: Default::default(),
+            }),
         }
     }
 
@@ -634,51 +728,58 @@ mod tests {
             query_type: QueryType::Factual,
             question: question.into(),
             answer: "x".into(),
-            sources: Vec::new(),
             lang: "en",
             topic: 0,
         }
     }
 
     fn verdict(v: Result<(), &str>) -> Checks {
-        Checks {
-            answerable: None,
-            grounding: None,
-            closed_book: None,
-            nearest_kept: None,
-            verdict: v.map_err(String::from),
-        }
+        Checks { closed_book: None, verdict: v.map_err(String::from) }
     }
 
     #[test]
     fn the_quality_report_counts_each_check_by_hand() {
         let not_standalone = "the question is not self-contained: it refers to the source (\"the passage\")";
+        let lost =
+            "the question does not find its source in the collection (BM25 rank 9, embedding rank 7; at most 5 needed)";
+        let answered = "the collection may answer it: d1:0 does (P(yes) 0.97)";
+        let repeated = "near-duplicate of a kept question (cosine 0.950)";
+        let yes_no = ["round_trip", "answerable", "reference"];
+        let free = ["round_trip", "answerable", "grounded", "reference"];
+        let mut retyped = generated(true, &["not JSON: eof", lost], &yes_no);
+        retyped.verified.as_mut().unwrap().retyped = Some("multi_hop -> factual: d2:0 holds the answer alone".into());
         let gens = [
-            generated(true, &[]),                                                     // passed both at once
-            generated(true, &[not_standalone]),                                       // regenerated (self-contained)
-            generated(true, &["not JSON: eof", not_standalone]),                      // regenerated (both)
-            generated(false, &["not JSON: eof", "answer: not a valid value: \"E\""]), // dropped (format)
-            generated(false, &["not JSON: eof", not_standalone]),                     // dropped (self-contained)
+            generated(true, &[], &yes_no),             // passed at once
+            generated(true, &[not_standalone], &free), // regenerated (self-contained)
+            retyped,                                   // regenerated (format, round trip)
+            generated(false, &["not JSON: eof", "answer: not a valid value: \"E\""], &[]), // dropped (format)
+            generated(false, &["not JSON: eof", not_standalone], &[]), // dropped (self-contained)
+            generated(false, &[answered, answered], &[]), // dropped (unanswerable)
+            generated(true, &[repeated], &yes_no),     // regenerated (near-duplicate)
         ];
-        let candidates = [candidate("Q1?"), candidate("Q2?"), candidate("Q3?")];
-        let checks = [
-            verdict(Ok(())),
-            verdict(Err("near-duplicate of a kept question (cosine 0.950)")),
-            verdict(Err("the source does not answer it (P(yes) 0.20)")),
-        ];
+        let candidates = [candidate("Q1?"), candidate("Q2?"), candidate("Q3?"), candidate("Q7?")];
+        let checks = [verdict(Ok(())), verdict(Ok(())), verdict(Err("topic already has 1 questions")), verdict(Ok(()))];
         let letters = ["A".to_string(), "A".into(), "C".into(), "A".into()];
         let q = QualityReport::of(&gens, &candidates, &checks, &letters);
         let counts = |name: &str| q.checks[name];
-        assert_eq!(counts("format"), CheckCounts { passed: 2, regenerated: 1, dropped: 1 });
-        assert_eq!(counts("self_contained"), CheckCounts { passed: 1, regenerated: 2, dropped: 1 });
-        assert_eq!(counts("near_duplicate"), CheckCounts { passed: 1, regenerated: 0, dropped: 1 });
-        assert_eq!(counts("answerable"), CheckCounts { passed: 1, regenerated: 0, dropped: 1 });
-        assert_eq!(counts("grounded").dropped, 0);
+        let c = |passed, regenerated, dropped| CheckCounts { passed, regenerated, dropped };
+        assert_eq!(counts("format"), c(3, 1, 1));
+        assert_eq!(counts("self_contained"), c(3, 1, 1));
+        assert_eq!(counts("near_duplicate"), c(3, 1, 0));
+        assert_eq!(counts("round_trip"), c(3, 1, 0));
+        assert_eq!(counts("answerable"), c(4, 0, 0));
+        assert_eq!(counts("grounded"), c(1, 0, 0));
+        assert_eq!(counts("reference"), c(4, 0, 0));
+        assert_eq!(counts("unanswerable"), c(0, 0, 1));
+        assert_eq!(counts("per_topic"), c(3, 0, 1));
         assert!(!q.checks.contains_key("model_call"));
-        // One of three candidates dropped as a near-duplicate.
-        assert!((q.near_duplicate_rate - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!(q.examples["self_contained"].len(), 3);
-        assert_eq!(q.examples["answerable"], ["Q3? -- the source does not answer it (P(yes) 0.20)"]);
+        assert_eq!(q.retyped, 1);
+        assert_eq!(q.examples["multi_hop_type"], [" -- multi_hop -> factual: d2:0 holds the answer alone"]);
+        // Replies that reached the near-duplicate check: the four kept, and the failures after it
+        // (one round trip, two unanswerable, the near-duplicate itself): 1 of 8.
+        assert!((q.near_duplicate_rate - 1.0 / 8.0).abs() < 1e-12);
+        assert_eq!(q.examples["self_contained"].len(), 2);
+        assert_eq!(q.examples["unanswerable"], [format!("{{...}} -- {answered}"), format!("{{...}} -- {answered}")]);
         // Letters A A C A: counts 3, 0, 1, 0 against 1 each, chi-square 4 + 1 + 0 + 1 = 6 with 3
         // degrees of freedom (scipy.stats.chisquare: p 0.11161022509471268).
         assert_eq!(q.answer_letters.values().copied().collect::<Vec<_>>(), [3, 0, 1, 0]);

@@ -26,6 +26,14 @@ struct Rules {
     text_zh: Regex,
     /// Chinese: a demonstrative before a generic noun.
     generic_zh: Regex,
+    /// Chinese: 该 ("the said") before a noun, which always points back to something named
+    /// before (but not in 应该 "should" or 活该).
+    gai: Regex,
+    /// Chinese: a demonstrative and a classifier before any noun (这款上下肢康复机器人, 这家企业).
+    classified_zh: Regex,
+    /// Chinese: a question that starts with a bare generic noun (公司和泰山合作 ..., "the
+    /// company's ...").
+    bare_zh: Regex,
 }
 
 fn rules() -> &'static Rules {
@@ -38,7 +46,10 @@ fn rules() -> &'static Rules {
             generic: re(&format!(r"(?i)\b(the|this|that)\s+({GENERIC_EN})\b(\s*\S*)(\s*\S*)")),
             pronoun: re(r"(?i)^\s*(?:what|why|how|when|where|who|whom|which|did|does|do|is|was|were|are|has|have|had)\b(?:\s+\w+){0,2}?\s+(?:he|she|they|him|her|them|his|their)\b"),
             text_zh: re(r"文中|本文|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述"),
-            generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员)"),
+            generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名|份|款|笔|条|次|批|些)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员|协议|合同|设备|公告|方案|计划|机构|平台|基金|股票|债券|企业|集团|银行|机器人|团队|装置|技术|交易|工厂|系统|会议|文件|数据)"),
+            gai: re(r"(^|[^应活])(该\p{Han})"),
+            classified_zh: re(r"(?:这|那)(?:款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}"),
+            bare_zh: re(r"^\s*(公司|企业|集团|机构|团队|项目|研究人员|设备|协议|政策|产品)"),
         }
     })
 }
@@ -50,9 +61,10 @@ fn names_something(word: &str) -> bool {
 
 /// Why `question` cannot be asked by someone who never saw its source, or `None` when the rule
 /// finds nothing: it points at the source ("the passage", "mentioned in the", 文中, 提到的), names
-/// a generic thing without saying which ("the movie", "the team", 这部电影) unless a name, a
-/// relative clause ("the team that won the 2014 World Cup") or "of/by/on/called" and a name
-/// ("the city of Lyon") follows, or asks about "he", "she" or "they" with no one named before.
+/// a generic thing without saying which ("the movie", "the team", 这部电影, 该协议, 该 before
+/// any noun, a question that starts with a bare 公司) unless a name, a relative clause ("the team
+/// that won the 2014 World Cup") or "of/by/on/called" and a name ("the city of Lyon") follows, or
+/// asks about "he", "she" or "they" with no one named before.
 pub fn unresolved_reference(question: &str) -> Option<String> {
     let r = rules();
     if let Some(m) = r.text.find(question).or_else(|| r.mentioned.find(question)) {
@@ -63,6 +75,15 @@ pub fn unresolved_reference(question: &str) -> Option<String> {
     }
     if let Some(m) = r.generic_zh.find(question) {
         return Some(format!("\"{}\" does not say which", m.as_str()));
+    }
+    if let Some(m) = r.classified_zh.find(question) {
+        return Some(format!("\"{}\" does not say which", m.as_str()));
+    }
+    if let Some(c) = r.gai.captures(question) {
+        return Some(format!("\"{}\" does not say which", &c[2]));
+    }
+    if let Some(c) = r.bare_zh.captures(question) {
+        return Some(format!("\"{}\" does not say which", &c[1]));
     }
     for c in r.generic.captures_iter(question) {
         let (next, after) = (c[3].trim(), c[4].trim());
@@ -150,16 +171,32 @@ mod tests {
             "这部电影的导演是谁？",
             "该公司成立于哪一年？",
             "上述事件发生在哪里？",
+            // Questions a 1.5B model wrote on Chinese financial news.
+            "该协议的付款安排是什么？",
+            "公司和泰山合作属于什么关系？",
+            "该机器人在临床试用中的效果如何？",
+            "这份合同的期限是多久？",
+            "这款上下肢康复机器人有哪些功能？",
         ] {
             assert!(unresolved_reference(q).is_some(), "not caught: {q}");
         }
         assert_eq!(unresolved_reference("这部电影的导演是谁？").unwrap(), "\"这部电影\" does not say which");
+        assert_eq!(
+            unresolved_reference("该机器人在临床试用中的效果如何？").unwrap(),
+            "\"该机器人\" does not say which"
+        );
+        // 该 before any noun, not only the listed ones.
+        assert_eq!(unresolved_reference("该股的市盈率是多少？").unwrap(), "\"该股\" does not say which");
+        assert_eq!(unresolved_reference("公司和泰山合作属于什么关系？").unwrap(), "\"公司\" does not say which");
         for q in [
             "毕昇发明了什么印刷技术？",
             "活字印刷术是由谁发明的？",
             "《红楼梦》的作者是谁？",
             "宋代的活字是用什么材料制成的？",
             "因此研究人员在二〇一九年发现了什么？",
+            "投资者应该如何看待油价下跌？",
+            "华为公司成立于哪一年？",
+            "宁波裕人为何下调换股价？",
         ] {
             assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");
         }

@@ -13,7 +13,7 @@ use ragjudge_testgen::{
     StrataOptions, TestgenSettings,
 };
 
-/// Bag of words hashed into 64 dimensions, L2-normalised.
+/// Bag of words hashed into 1024 dimensions (few collisions), L2-normalised.
 struct HashEmbedder;
 
 impl Embedder for HashEmbedder {
@@ -21,16 +21,16 @@ impl Embedder for HashEmbedder {
         "hash".into()
     }
     fn dim(&self) -> usize {
-        64
+        1024
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         Ok(texts
             .iter()
             .map(|t| {
-                let mut v = vec![0f32; 64];
+                let mut v = vec![0f32; 1024];
                 for w in ragjudge_core::text::words(t) {
                     let h = w.to_lowercase().bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
-                    v[(h % 64) as usize] += 1.0;
+                    v[(h % 1024) as usize] += 1.0;
                 }
                 let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
                 v.iter().map(|x| x / n).collect()
@@ -39,9 +39,10 @@ impl Embedder for HashEmbedder {
     }
 }
 
-/// Replies garbage to every greedy factual request and a yes/no question about "the passage" (so
-/// the retry must fix them), valid JSON otherwise; says Yes to "does the passage answer" unless
-/// the question is about a colour.
+/// Replies garbage to every greedy factual request, then a question too vague to find its source
+/// in the collection, then a valid one; a yes/no question about "the passage" (so the retry must
+/// fix it), valid JSON otherwise; says Yes to "does the passage answer" unless the question is
+/// about a colour, and answers "Is X made of cheese?" with No.
 #[derive(Default)]
 struct ScriptedJudge {
     calls: AtomicU64,
@@ -58,21 +59,33 @@ impl Judge for ScriptedJudge {
         let user = &prompt.messages.last().unwrap().content;
         let passage = user.lines().nth(1).unwrap_or_default();
         let first_word = passage.split_whitespace().next().unwrap_or("it").to_string();
+        let tail: Vec<&str> = passage.trim_end_matches('.').split_whitespace().rev().take(3).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
         let text = if user.contains("one factual question") {
-            if params.temperature == 0.0 {
-                "Sure! Here is a question:".to_string()
-            } else {
-                format!(r#"{{"question": "What does {first_word} do in nature?", "answer": "{passage}"}}"#)
+            match params.seed {
+                0 => "Sure! Here is a question:".to_string(),
+                1 => format!(r#"{{"question": "What does it do?", "answer": "{passage}"}}"#),
+                _ => format!(
+                    r#"{{"question": "What does {first_word} do in {}?", "answer": "{passage}"}}"#,
+                    tail.join(" ")
+                ),
             }
-        } else if user.contains("yes or no") {
-            if params.temperature == 0.0 {
-                format!(r#"{{"question": "Is {first_word} mentioned in the passage?", "answer": "yes"}}"#)
+        } else if user.contains("yes/no question") {
+            let (question, answer) = if user.contains("is no:") {
+                (format!("Is {first_word} made of cheese?"), "no")
             } else {
-                format!(r#"{{"question": "Is {first_word} part of nature?", "answer": "yes"}}"#)
+                (format!("Is {first_word} part of nature?"), "yes")
+            };
+            if params.temperature == 0.0 {
+                format!(r#"{{"question": "Is {first_word} mentioned in the passage?", "answer": "{answer}"}}"#)
+            } else {
+                format!(r#"{{"question": "{question}", "answer": "{answer}"}}"#)
             }
         } else if user.contains("NOT in the passage") {
+            // Greedy: the same question for every chunk, so all but the first are near-duplicates.
+            let subject = if params.temperature == 0.0 { "nature" } else { &first_word };
             format!(
-                r#"{{"question": "What colour is {first_word}?", "answer": "The documents do not contain this information."}}"#
+                r#"{{"question": "What colour is {subject}?", "answer": "The documents do not contain this information."}}"#
             )
         } else {
             // Multi-hop, inference, multiple choice: a reply that breaks the schema every time.
@@ -85,7 +98,7 @@ impl Judge for ScriptedJudge {
         let user = &prompt.messages.last().unwrap().content;
         let yes = if user.contains("general knowledge") {
             0.2
-        } else if user.contains("What colour") {
+        } else if user.contains("What colour") || (user.contains("cheese") && !user.contains("contain the answer")) {
             0.1
         } else {
             0.9
@@ -157,19 +170,31 @@ fn every_kept_question_is_valid_and_carries_its_strata() {
     assert_eq!(mc.len(), 3);
     assert!(mc.iter().all(|r| r.reason == "no valid reply in 3 attempt(s)" && r.raw.len() == 3));
     assert!(mc[0].raw[0].1.starts_with("options: missing"), "{:?}", mc[0].raw[0]);
-    // Factual: the greedy reply is garbage, the first sampled retry is valid.
+    // Factual: the greedy reply is garbage, the first sampled retry too vague to find its source
+    // (it shares no word with any chunk), the second valid.
     let factual: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "factual").collect();
     assert_eq!(factual.len(), 3);
     // Yes/no: the greedy question points at the passage, the first retry does not.
-    assert_eq!(out.attempts, 3 * 3 + 3 * 2 + 3 * 2 + 3);
+    assert_eq!(out.attempts, 3 * 3 + 3 * 3 + 3 * 2 + (1 + 2 + 2));
     let yes_no: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "yes_no").collect();
     assert_eq!(yes_no.len(), 3);
-    assert!(yes_no.iter().all(|q| q.record["query"].as_str().unwrap().ends_with("part of nature?")));
+    // The yes/no tasks alternate between yes and no answers, and the judge agrees with both.
+    let answers: Vec<(&str, &str)> =
+        yes_no.iter().map(|q| (q.record["query"].as_str().unwrap(), q.record["reference"].as_str().unwrap())).collect();
+    assert_eq!(answers.iter().filter(|(_, a)| *a == "no").count(), 1, "{answers:?}");
+    assert!(answers.iter().all(|(q, a)| q.ends_with(if *a == "no" { "made of cheese?" } else { "part of nature?" })));
     // The quality report: the format check regenerated the three factual questions and dropped the
     // three multiple-choice ones; the self-contained check regenerated the three yes/no ones.
     let checks = &out.quality.checks;
     assert_eq!(checks["format"], CheckCounts { passed: 6, regenerated: 3, dropped: 3 });
     assert_eq!(checks["self_contained"], CheckCounts { passed: 6, regenerated: 3, dropped: 0 });
+    // The round trip regenerated the three factual questions; the yes/no ones found their source.
+    assert_eq!(checks["round_trip"], CheckCounts { passed: 3, regenerated: 3, dropped: 0 });
+    assert!(out.quality.examples["round_trip"][0].contains("does not find its source"));
+    for q in out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "factual") {
+        let rank = |name: &str| q.record["meta"]["checks"][name].as_u64().unwrap_or(u64::MAX);
+        assert!(rank("bm25_rank").min(rank("embedding_rank")) <= 5, "{}", q.record);
+    }
     assert!(out.quality.examples["self_contained"][0].contains("mentioned in the passage?"));
     for q in &out.questions {
         let m = &q.record["meta"];
@@ -182,11 +207,16 @@ fn every_kept_question_is_valid_and_carries_its_strata() {
     }
     // Unanswerable: the source does not answer (P(yes) 0.1), so they are kept.
     assert_eq!(out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "unanswerable").count(), 3);
-    // Yes/no questions: all "Is X mentioned?" with X the first word of each chunk; the chunks
-    // of a topic start with the same word, so later ones are near-duplicates.
-    let yes_no = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "yes_no").count();
-    let dup = out.rejected.iter().filter(|r| r.reason.starts_with("near-duplicate")).count();
-    assert_eq!(yes_no + dup, 3);
+    // Unanswerable: the greedy question is the same for every chunk; the first is kept, the
+    // other two are near-duplicates and regenerated.
+    assert_eq!(checks["near_duplicate"], CheckCounts { passed: 7, regenerated: 2, dropped: 0 });
+    let colours: Vec<&str> = out
+        .questions
+        .iter()
+        .filter(|q| q.record["meta"]["query_type"] == "unanswerable")
+        .map(|q| q.record["query"].as_str().unwrap())
+        .collect();
+    assert_eq!(colours.iter().filter(|q| **q == "What colour is nature?").count(), 1, "{colours:?}");
     // Every topic is represented.
     let topics: std::collections::BTreeSet<String> =
         out.questions.iter().map(|q| q.record["meta"]["topic"].as_str().unwrap().to_string()).collect();
@@ -202,7 +232,11 @@ fn the_estimate_grows_linearly_with_the_sample() {
     let b = estimate(&plan(&corpus(), &HashEmbedder, &large).unwrap(), &large);
     assert_eq!((a.tasks, b.tasks), (6, 12));
     assert_eq!(b.generation_calls_max, 12 * 3);
-    assert_eq!(b.selection_calls_max, 24);
+    // Per attempt (3 at most): two checks of an answerable question, five of an unanswerable one;
+    // and one closed-book flag per task.
+    let per_attempt = |t: &str| if t == "unanswerable" { 5 } else { 2 };
+    let want: usize = b.per_type.iter().map(|(t, n)| n * (3 * per_attempt(t) + 1)).sum();
+    assert_eq!(b.selection_calls_max, want);
     let ratio = b.generation_prompt_tokens as f64 / a.generation_prompt_tokens as f64;
     assert!((1.6..=2.4).contains(&ratio), "{ratio}");
 }

@@ -12,6 +12,9 @@ pub(super) fn figures(ctx: &mut Ctx<'_>) -> String {
     let mut s = String::new();
     for l in &ctx.inputs.loaded {
         let Input::Figures(f) = &l.input else { continue };
+        if f.test_set.is_some() {
+            continue; // in the test-set section
+        }
         let _ = write!(
             s,
             "<h3>{} <span class=\"muted\"><code>{}</code></span></h3>",

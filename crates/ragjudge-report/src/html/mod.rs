@@ -4,6 +4,7 @@
 mod figures;
 mod page;
 mod sections;
+mod test_set;
 
 pub use page::{esc, responsive, CSP};
 
@@ -93,6 +94,7 @@ pub fn render(inputs: &Inputs, opts: &ReportOptions) -> Rendered {
         ("leaderboard", "Leaderboard", sections::leaderboard(&mut ctx)),
         ("metrics", "Metrics", sections::metrics(&mut ctx)),
         ("questions", "Questions", sections::questions(&mut ctx)),
+        ("test-set", "Test set", test_set::test_set(&mut ctx)),
         ("calibration", "Calibration", sections::calibration(&mut ctx)),
         ("weakness", "Weaknesses", sections::weakness(&mut ctx)),
         ("robustness", "Robustness", sections::robustness(&mut ctx)),

@@ -140,10 +140,23 @@ pub(super) fn summary(ctx: &mut Ctx<'_>) -> String {
             }
         }
     }
-    let figures = ctx.inputs.loaded.iter().filter(|l| matches!(l.input, Input::Figures(_))).count();
+    let is_test_set = |l: &&Loaded| matches!(&l.input, Input::Figures(f) if f.test_set.is_some());
+    let test_sets = ctx.inputs.loaded.iter().filter(is_test_set).count();
+    let figures = ctx.inputs.loaded.iter().filter(|l| matches!(l.input, Input::Figures(_))).count() - test_sets;
+    if s.is_empty() && test_sets > 0 {
+        let _ = write!(
+            s,
+            "<p>A generated test set and the quality of its questions: see <a href=\"#test-set\">Test set</a>.</p>"
+        );
+    }
     if s.is_empty() && figures > 0 {
         let _ =
             write!(s, "<p>{figures} output(s) read as key figures: see <a href=\"#figures\">Other outputs</a>.</p>");
+    } else if test_sets > 0 && figures > 0 {
+        let _ = write!(
+            s,
+            "<p>{figures} other output(s) read as key figures: see <a href=\"#figures\">Other outputs</a>.</p>"
+        );
     } else if s.is_empty() || ctx.inputs.loaded.is_empty() {
         s.push_str("<p>Nothing to report: no input was recognised.</p>");
     }

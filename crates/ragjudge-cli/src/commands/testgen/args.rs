@@ -85,6 +85,11 @@ pub struct TestgenArgs {
     /// Sentences repeated between consecutive chunks.
     #[arg(long, default_value_t = 1)]
     pub overlap: usize,
+    /// A question must find its source chunk among this many best chunks for it (BM25 or
+    /// embedding), else it is regenerated: a question too vague to find its source cannot be
+    /// asked without the passage.
+    #[arg(long, default_value_t = 5)]
+    pub round_trip_k: usize,
     /// Further attempts after a reply that fails its check.
     #[arg(long, default_value_t = 2)]
     pub retries: u32,

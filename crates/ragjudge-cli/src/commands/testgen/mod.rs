@@ -9,6 +9,7 @@ use anyhow::{bail, Context as _, Result};
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
+use ragjudge_testgen::verify::VerifyOptions;
 use ragjudge_testgen::{
     artifacts_dir, plan_collection, read_corpus, Allocation, ChunkOptions, ClusterMethod, QueryType, ReadOptions,
     SampleOptions, StrataOptions, TestgenSettings, TestgenSummary,
@@ -50,7 +51,11 @@ pub(crate) fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
         types,
         per_chunk: args.per_chunk,
         generation: GenOptions { retries: args.retries, seed: args.seed, ..GenOptions::default() },
-        selection: SelectOptions { per_topic: args.per_topic, ..SelectOptions::default() },
+        selection: SelectOptions {
+            per_topic: args.per_topic,
+            verify: VerifyOptions { round_trip_k: args.round_trip_k, ..VerifyOptions::default() },
+            ..SelectOptions::default()
+        },
         batch: 32,
     })
 }
@@ -119,9 +124,11 @@ pub fn run_testgen(args: &TestgenArgs) -> Result<()> {
         println!("checks (passed/regenerated/dropped): {}", checks.join(", "));
         let p = q.answer_letters_p.map_or_else(|| "too few to test".to_string(), |p| format!("chi-square p {p:.3}"));
         println!(
-            "multiple-choice answer letters: {} ({p}); near-duplicates dropped: {:.1}% of candidates",
+            "multiple-choice answer letters: {} ({p}); yes/no answers: {}; near-duplicate replies: {:.1}% of those checked; multi-hop kept as factual: {}",
             text(&q.answer_letters),
-            100.0 * q.near_duplicate_rate
+            text(&q.yes_no_answers),
+            100.0 * q.near_duplicate_rate,
+            q.retyped
         );
     }
     if out.questions.is_empty() {

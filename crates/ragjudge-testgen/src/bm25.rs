@@ -8,7 +8,7 @@
 //! the index and the rest of ragjudge agree on what a word is. tantivy stores document lengths
 //! in a lossy one-byte code: lengths up to 40 tokens are exact, longer ones are rounded.
 
-use crate::error::CollectError;
+use crate::error::TestgenError;
 use ragjudge_core::text::words;
 use std::collections::HashSet;
 use tantivy::collector::TopDocs;
@@ -40,7 +40,7 @@ fn terms(text: &str) -> Vec<String> {
 
 impl Bm25Index {
     /// Indexes `texts`; a hit names its text by position.
-    pub fn build<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Self, CollectError> {
+    pub fn build<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Self, TestgenError> {
         let mut schema = Schema::builder();
         let indexing =
             TextFieldIndexing::default().set_tokenizer("whitespace").set_index_option(IndexRecordOption::WithFreqs);
@@ -70,7 +70,7 @@ impl Bm25Index {
 
     /// The `k` best texts for `query` as (position, BM25 score), best first; texts that share
     /// no term with the query are not returned.
-    pub fn search(&self, query: &str, k: usize) -> Result<Vec<(usize, f32)>, CollectError> {
+    pub fn search(&self, query: &str, k: usize) -> Result<Vec<(usize, f32)>, TestgenError> {
         let mut seen = HashSet::new();
         let clauses: Vec<(Occur, Box<dyn Query>)> = terms(query)
             .into_iter()
@@ -91,7 +91,7 @@ impl Bm25Index {
             let pos = doc
                 .get_first(self.position)
                 .and_then(|v| v.as_u64())
-                .ok_or_else(|| CollectError::Index("a document lost its position".into()))?;
+                .ok_or_else(|| TestgenError::Index("a document lost its position".into()))?;
             hits.push((pos as usize, score));
         }
         Ok(hits)

@@ -1,0 +1,680 @@
+//! Checks of one generated question against its sources and the whole collection (HCAT section
+//! 2, step 5), run on every reply that passes its format and wording checks; a reply that fails
+//! one is regenerated within the retry budget, like a malformed one.
+//!
+//! - **Round trip** (Roundtrip §2, the filter of synthetic QA corpora, applied to retrieval): a
+//!   question a user can ask without the passage finds its source in the collection. The source
+//!   must be among the [`VerifyOptions::round_trip_k`] best chunks for the question by BM25 or by
+//!   embedding cosine.
+//!   "What is the name of the golf course?" passes the wording rule but finds no particular
+//!   chunk in a collection with several golf courses.
+//! - **Answerable**: the judge's P(Yes) that the sources contain the answer.
+//! - **Grounded**: the free-text reference is close to a sentence of its sources.
+//! - **Reference**: the judge's P(Yes) that a free-text reference gives what the question asks
+//!   for, not a related fact ("men's team" for "What is the name of the team that played ...?");
+//!   for yes/no and multiple-choice questions, the judge answers the question from the sources and
+//!   must give the reference's answer (the round trip of Roundtrip §2 proper): a model that writes
+//!   "A) Hamlet" as the work Gutenberg printed in 1455 does not pass.
+//! - **Unanswerable** questions are checked against the whole collection, not only against their
+//!   source: the best chunks by BM25 and by embeddings (and the source) are retrieved; none may be
+//!   nearly the question (an embedding cosine bar and most of its words) and the judge must not
+//!   find the answer in any of them. The judge says Yes to most passages on the subject of a question, so the bar on its
+//!   P(Yes) sits where answerable questions start, not at one half (docs/testgen.md).
+//! - **Multi-hop type**: a multi-hop question needs both sources. Each source must hold a content
+//!   word of the reference (not in the question) that the other lacks; otherwise the question is
+//!   kept as a factual question on the source that holds most of the answer.
+
+use std::collections::HashSet;
+
+use ndarray::Array2;
+use ragjudge_core::numeric::cosine_or_zero;
+use ragjudge_core::text::{split_sentences, words};
+use ragjudge_lexical::stopwords::is_smart_stopword;
+use ragjudge_models::{Embedder, Judge, Prompt};
+use serde::Serialize;
+
+use crate::bm25::Bm25Index;
+use crate::chunk::Chunk;
+use crate::error::TestgenError;
+use crate::generate::{question_text, reference_answer, PromptSet, QueryType, LETTERS};
+use serde_json::{Map, Value};
+
+/// Bars of the checks.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct VerifyOptions {
+    /// Least P(Yes) that the sources answer an answerable question.
+    pub min_answerable: f64,
+    /// Least grounding of a free-text reference (cosine with its closest source sentence, or
+    /// the share of its words found in the sources).
+    pub min_grounding: f64,
+    /// Least P(Yes) that a free-text reference gives what its question asks for.
+    pub min_reference: f64,
+    /// Largest rank (BM25 or embedding) at which a question may find its source.
+    pub round_trip_k: usize,
+    /// Chunks taken from each retriever to check an unanswerable question against.
+    pub unanswerable_chunks: usize,
+    /// An unanswerable question is dropped when the judge's P(Yes) that a retrieved chunk
+    /// answers it reaches this.
+    pub max_unanswerable: f64,
+    /// An unanswerable question is dropped when its embedding cosine with a retrieved chunk
+    /// reaches this and the chunk holds [`Self::min_copied_words`] of its words.
+    pub max_chunk_similarity: f64,
+    /// See [`Self::max_chunk_similarity`]: both must hold, so that an encoder that does not know
+    /// the language (MiniLM on Chinese gives most pairs a high cosine) does not decide alone.
+    pub min_copied_words: f64,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        Self {
+            min_answerable: 0.5,
+            min_grounding: 0.45,
+            min_reference: 0.65,
+            round_trip_k: 5,
+            unanswerable_chunks: 2,
+            max_unanswerable: 0.85,
+            max_chunk_similarity: 0.75,
+            min_copied_words: 0.8,
+        }
+    }
+}
+
+/// The figures of the checks one question passed (written to `meta.checks`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CheckValues {
+    /// P(Yes) that the sources answer it.
+    pub answerable: Option<f64>,
+    /// Grounding of a free-text reference.
+    pub grounding: Option<f64>,
+    /// Free text: P(Yes) that the reference gives what the question asks for; yes/no and
+    /// multiple choice: the judge's probability of the reference's answer.
+    pub reference: Option<f64>,
+    /// Rank of the best source among the chunks by BM25 (none: it shares no word).
+    pub bm25_rank: Option<usize>,
+    /// Rank of the best source among the chunks by embedding cosine.
+    pub embedding_rank: Option<usize>,
+    /// Unanswerable: the largest P(Yes) that a retrieved chunk answers it.
+    pub collection_answers: Option<f64>,
+    /// Unanswerable: the largest embedding cosine with a retrieved chunk.
+    pub nearest_chunk: Option<f64>,
+}
+
+/// A question that passed: its type and sources (a multi-hop question may become factual) and
+/// the figures of its checks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verified {
+    /// Type.
+    pub query_type: QueryType,
+    /// Source chunk indices.
+    pub sources: Vec<usize>,
+    /// Checks run on it, by name.
+    pub applied: Vec<&'static str>,
+    /// Why the type changed, when it did.
+    pub retyped: Option<String>,
+    /// Figures.
+    pub values: CheckValues,
+}
+
+/// The collection, searchable by BM25 and by embedding.
+pub struct Collection<'a> {
+    chunks: &'a [Chunk],
+    vectors: &'a Array2<f64>,
+    index: Bm25Index,
+}
+
+impl std::fmt::Debug for Collection<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Collection").field("chunks", &self.chunks.len()).finish_non_exhaustive()
+    }
+}
+
+/// Where a question finds its chunks: cosine with each chunk, and the ranks by each retriever.
+#[derive(Debug, Clone)]
+pub struct Retrieval {
+    /// Cosine of the question with every chunk.
+    pub cosines: Vec<f64>,
+    /// Chunks by descending cosine.
+    pub by_embedding: Vec<usize>,
+    /// Chunks sharing a word with the question and their BM25 scores, best first.
+    pub bm25: Vec<(usize, f32)>,
+}
+
+/// The rank of the best-scored of `sources` counting ties against it: the chunks scoring at
+/// least as high, itself included (a question that cannot tell its source from four others
+/// finds it at rank 5); `None` when no source is scored.
+fn rank_with_ties(scores: &[(usize, f64)], sources: &[usize]) -> Option<usize> {
+    let best = scores.iter().filter(|(c, _)| sources.contains(c)).map(|&(_, s)| s).max_by(f64::total_cmp)?;
+    Some(scores.iter().filter(|&&(_, s)| s >= best).count())
+}
+
+impl Retrieval {
+    /// Rank of the best source by embedding cosine, ties counted against it.
+    pub fn embedding_rank(&self, sources: &[usize]) -> Option<usize> {
+        let scores: Vec<(usize, f64)> = self.cosines.iter().copied().enumerate().collect();
+        rank_with_ties(&scores, sources)
+    }
+
+    /// Rank of the best source by BM25, ties counted against it (`None`: it shares no word).
+    pub fn bm25_rank(&self, sources: &[usize]) -> Option<usize> {
+        let scores: Vec<(usize, f64)> = self.bm25.iter().map(|&(c, s)| (c, f64::from(s))).collect();
+        rank_with_ties(&scores, sources)
+    }
+}
+
+impl<'a> Collection<'a> {
+    /// Indexes `chunks`, whose embeddings are the rows of `vectors`.
+    pub fn new(chunks: &'a [Chunk], vectors: &'a Array2<f64>) -> Result<Self, TestgenError> {
+        if vectors.nrows() != chunks.len() {
+            return Err(TestgenError::Settings(format!("{} chunks but {} vectors", chunks.len(), vectors.nrows())));
+        }
+        let index = Bm25Index::build(chunks.iter().map(|c| c.text.as_str()))?;
+        Ok(Self { chunks, vectors, index })
+    }
+
+    /// Every chunk ranked for `question`, whose embedding is `vector`.
+    pub fn retrieve(&self, question: &str, vector: &[f32]) -> Result<Retrieval, TestgenError> {
+        let q: Vec<f32> = vector.to_vec();
+        let mut cosines = Vec::with_capacity(self.chunks.len());
+        for row in self.vectors.rows() {
+            let c: Vec<f32> = row.iter().map(|&x| x as f32).collect();
+            cosines.push(cosine_or_zero(&q, &c)?);
+        }
+        let mut by_embedding: Vec<usize> = (0..cosines.len()).collect();
+        by_embedding.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
+        let bm25 = self.index.search(question, self.chunks.len())?;
+        Ok(Retrieval { cosines, by_embedding, bm25 })
+    }
+}
+
+/// Runs the checks of one reply.
+pub struct Verifier<'a> {
+    /// Judge for the probability checks.
+    pub judge: &'a dyn Judge,
+    /// Embedder of questions and answers.
+    pub embedder: &'a dyn Embedder,
+    /// The collection.
+    pub collection: &'a Collection<'a>,
+    /// Bars.
+    pub options: VerifyOptions,
+}
+
+impl std::fmt::Debug for Verifier<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+/// The judge's probabilities of `labels` after `text`.
+fn label_probs(judge: &dyn Judge, text: String, labels: &[&str]) -> Result<Vec<f64>, TestgenError> {
+    let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+    let p = judge
+        .label_probs(&Prompt::chat("", text), &labels)
+        .map_err(|e| TestgenError::Numeric { step: "selection", message: e.to_string() })?;
+    Ok(p.probs)
+}
+
+fn yes_prob(judge: &dyn Judge, text: String) -> Result<f64, TestgenError> {
+    Ok(label_probs(judge, text, &["Yes", "No"])?[0])
+}
+
+/// Lower-cased words of `text`.
+fn lower_words(text: &str) -> Vec<String> {
+    words(text).into_iter().map(str::to_lowercase).collect()
+}
+
+/// Share of the answer's words (lower-cased; a CJK character is a word) found in the sources:
+/// 1 for an answer copied from them. Grounding takes the larger of this and the embedding
+/// cosine, so that an extractive answer passes even where the embedding model does not know the
+/// language (MiniLM is English-only).
+pub fn word_recall(answer: &str, sources: &[&str]) -> f64 {
+    let source: HashSet<String> = sources.iter().flat_map(|s| lower_words(s)).collect();
+    let words = lower_words(answer);
+    if words.is_empty() {
+        return 0.0;
+    }
+    words.iter().filter(|w| source.contains(*w)).count() as f64 / words.len() as f64
+}
+
+/// Whether each source carries part of a multi-hop answer: `Ok` when every source holds a
+/// content word of `answer` (not a stop word, not in `question`) that no other source holds;
+/// otherwise the position of the source holding most of those words (the first on a tie).
+pub fn multi_hop_parts(question: &str, answer: &str, sources: &[&str]) -> Result<(), usize> {
+    let asked: HashSet<String> = lower_words(question).into_iter().collect();
+    let content: HashSet<String> =
+        lower_words(answer).into_iter().filter(|w| !asked.contains(w) && !is_smart_stopword(w)).collect();
+    let held: Vec<HashSet<&String>> = sources
+        .iter()
+        .map(|s| {
+            let words: HashSet<String> = lower_words(s).into_iter().collect();
+            content.iter().filter(|w| words.contains(*w)).collect()
+        })
+        .collect();
+    let own = |k: usize| held[k].iter().any(|w| held.iter().enumerate().all(|(j, h)| j == k || !h.contains(w)));
+    if sources.len() >= 2 && (0..sources.len()).all(own) {
+        return Ok(());
+    }
+    let most = (0..held.len()).rev().max_by_key(|&k| held[k].len()).unwrap_or(0);
+    Err(most)
+}
+
+impl Verifier<'_> {
+    /// Checks the question and reference of a well-formed reply `item` of type `query_type`
+    /// written from the chunks `sources`; `Ok(Err(reason))` when a check fails, `Err` when a
+    /// model call fails.
+    pub fn verify(
+        &self,
+        query_type: QueryType,
+        sources: &[usize],
+        item: &Map<String, Value>,
+    ) -> Result<Result<Verified, String>, TestgenError> {
+        let question = item.get("question").and_then(Value::as_str).unwrap_or_default();
+        let answer = reference_answer(query_type, item);
+        let answer = answer.as_str();
+        let chunks = self.collection.chunks;
+        let o = &self.options;
+        let p = PromptSet::for_lang(chunks[sources[0]].lang);
+        let mut v = Verified {
+            query_type,
+            sources: sources.to_vec(),
+            applied: Vec::new(),
+            retyped: None,
+            values: CheckValues::default(),
+        };
+        let qvec = self.embedder.embed(&[question])?.pop().unwrap_or_default();
+        let found = self.collection.retrieve(question, &qvec)?;
+        if query_type == QueryType::Unanswerable {
+            return Ok(self.unanswerable(&p, question, sources, &found).map(|values| Verified {
+                applied: vec!["unanswerable"],
+                values,
+                ..v
+            }));
+        }
+        v.applied.push("round_trip");
+        let (bm25, dense) = (found.bm25_rank(sources), found.embedding_rank(sources));
+        v.values.bm25_rank = bm25;
+        v.values.embedding_rank = dense;
+        let best = bm25.into_iter().chain(dense).min();
+        if best.is_none_or(|r| r > o.round_trip_k) {
+            let shown = |r: Option<usize>| r.map_or("none".to_string(), |r| r.to_string());
+            return Ok(Err(format!(
+                "the question does not find its source in the collection (BM25 rank {}, embedding rank {}; at most {} needed)",
+                shown(bm25),
+                shown(dense),
+                o.round_trip_k
+            )));
+        }
+        if query_type == QueryType::MultiHop {
+            let texts: Vec<&str> = sources.iter().map(|&i| chunks[i].text.as_str()).collect();
+            if let Err(k) = multi_hop_parts(question, answer, &texts) {
+                v.query_type = QueryType::Factual;
+                v.sources = vec![sources[k]];
+                v.retyped = Some(format!("multi_hop -> factual: {} holds the answer alone", chunks[sources[k]].id));
+            }
+        }
+        let texts: Vec<&str> = v.sources.iter().map(|&i| chunks[i].text.trim()).collect();
+        v.applied.push("answerable");
+        let ask = p.section("check_answers").replace("{passage}", &texts.join("\n\n")).replace("{question}", question);
+        let answerable = yes_prob(self.judge, ask)?;
+        v.values.answerable = Some(answerable);
+        if answerable < o.min_answerable {
+            return Ok(Err(format!("the source does not answer it (P(yes) {answerable:.2})")));
+        }
+        if v.query_type == QueryType::YesNo {
+            v.applied.push("reference");
+            let ask =
+                p.section("check_yes_no").replace("{passage}", &texts.join("\n\n")).replace("{question}", question);
+            let yes = yes_prob(self.judge, ask)?;
+            let says = if yes >= 0.5 { "yes" } else { "no" };
+            v.values.reference = Some(if answer == "yes" { yes } else { 1.0 - yes });
+            if says != answer {
+                return Ok(Err(format!(
+                    "the reference does not answer the question: the judge answers {says} from the source (P(yes) {yes:.2})"
+                )));
+            }
+        } else if v.query_type == QueryType::MultipleChoice {
+            v.applied.push("reference");
+            let ask = p
+                .section("check_choice")
+                .replace("{passage}", &texts.join("\n\n"))
+                .replace("{question}", &question_text(QueryType::MultipleChoice, item));
+            let probs = label_probs(self.judge, ask, &LETTERS)?;
+            let picked = (0..probs.len()).max_by(|&a, &b| probs[a].total_cmp(&probs[b]).then(b.cmp(&a))).unwrap_or(0);
+            let letter = answer.split(')').next().unwrap_or_default();
+            let at = LETTERS.iter().position(|l| *l == letter).unwrap_or(0);
+            v.values.reference = Some(probs[at]);
+            if picked != at {
+                return Ok(Err(format!(
+                    "the reference does not answer the question: the judge picks {} from the source (P {:.2}; {letter} {:.2})",
+                    LETTERS[picked], probs[picked], probs[at]
+                )));
+            }
+        } else {
+            v.applied.push("grounded");
+            let grounding = self.grounding(answer, &texts)?;
+            v.values.grounding = Some(grounding);
+            if grounding < o.min_grounding {
+                return Ok(Err(format!(
+                    "the reference answer is not grounded in the source (grounding {grounding:.2})"
+                )));
+            }
+            v.applied.push("reference");
+            let ask = p.section("check_reference").replace("{question}", question).replace("{answer}", answer);
+            let reference = yes_prob(self.judge, ask)?;
+            v.values.reference = Some(reference);
+            if reference < o.min_reference {
+                return Ok(Err(format!("the reference does not answer the question (P(yes) {reference:.2})")));
+            }
+        }
+        Ok(Ok(v))
+    }
+
+    /// The larger of the reference's cosine with its closest source sentence and its word recall.
+    fn grounding(&self, answer: &str, sources: &[&str]) -> Result<f64, TestgenError> {
+        let sentences: Vec<&str> = sources.iter().flat_map(|s| split_sentences(s)).collect();
+        let mut texts = vec![answer];
+        texts.extend(sentences.iter().copied());
+        let v = self.embedder.embed(&texts)?;
+        let mut cos = 0.0f64;
+        for s in &v[1..] {
+            cos = cos.max(cosine_or_zero(&v[0], s)?);
+        }
+        Ok(cos.max(word_recall(answer, sources)))
+    }
+
+    /// An unanswerable question against the best chunks of each retriever and its source.
+    fn unanswerable(
+        &self,
+        p: &PromptSet,
+        question: &str,
+        sources: &[usize],
+        found: &Retrieval,
+    ) -> Result<CheckValues, String> {
+        let o = &self.options;
+        let chunks = self.collection.chunks;
+        let mut candidates: Vec<usize> = sources.to_vec();
+        let by_bm25 = found.bm25.iter().map(|&(c, _)| c);
+        for c in
+            by_bm25.take(o.unanswerable_chunks).chain(found.by_embedding.iter().copied().take(o.unanswerable_chunks))
+        {
+            if !candidates.contains(&c) {
+                candidates.push(c);
+            }
+        }
+        let nearest = candidates.iter().map(|&c| found.cosines[c]).fold(f64::NEG_INFINITY, f64::max);
+        let mut values = CheckValues { nearest_chunk: Some(nearest), ..CheckValues::default() };
+        for &c in &candidates {
+            let (cosine, copied) = (found.cosines[c], word_recall(question, &[chunks[c].text.as_str()]));
+            if cosine >= o.max_chunk_similarity && copied >= o.min_copied_words {
+                return Err(format!(
+                    "the collection may answer it: {} is nearly the question (cosine {cosine:.2}, {:.0}% of its words)",
+                    chunks[c].id,
+                    100.0 * copied
+                ));
+            }
+        }
+        let mut strongest = 0.0f64;
+        for c in candidates {
+            let ask =
+                p.section("check_answers").replace("{passage}", chunks[c].text.trim()).replace("{question}", question);
+            let yes = yes_prob(self.judge, ask).map_err(|e| format!("check failed: {e}"))?;
+            strongest = strongest.max(yes);
+            if yes >= o.max_unanswerable {
+                return Err(format!("the collection may answer it: {} does (P(yes) {yes:.2})", chunks[c].id));
+            }
+        }
+        values.collection_answers = Some(strongest);
+        Ok(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use ragjudge_models::{GenParams, Generation, LabelProbs, ModelError, ProbSource, Usage};
+
+    /// Words hashed into 4096 dimensions, L2-normalised.
+    struct Hashed;
+    impl Embedder for Hashed {
+        fn identity(&self) -> String {
+            "hash".into()
+        }
+        fn dim(&self) -> usize {
+            4096
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0f32; 4096];
+                    for w in lower_words(t) {
+                        let h = w.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+                        v[(h % 4096) as usize] += 1.0;
+                    }
+                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                    v.iter().map(|x| x / n).collect()
+                })
+                .collect())
+        }
+    }
+
+    /// P(Yes) 0.97 when the passage holds the year the question asks about (1455 for the Bible,
+    /// 1440 for the press), 0.7 for any other passage (the judge's lean towards Yes); for a
+    /// proposed answer, 0.9 when it holds a digit, 0.3 otherwise.
+    struct Judged;
+    impl Judge for Judged {
+        fn identity(&self) -> String {
+            "scripted".into()
+        }
+        fn generate(&self, _: &Prompt, _: &GenParams) -> Result<Generation, ModelError> {
+            unreachable!("the checks only ask for label probabilities")
+        }
+        fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
+            let user = &prompt.messages[0].content;
+            let yes = if let Some(answer) = user.split("Proposed answer: ").nth(1) {
+                if answer.chars().any(|c| c.is_ascii_digit()) {
+                    0.9
+                } else {
+                    0.3
+                }
+            } else if (user.contains("Bible") && user.contains("1455"))
+                || (user.contains("press?") && user.contains("1440"))
+            {
+                0.97
+            } else {
+                0.7
+            };
+            Ok(LabelProbs {
+                labels: labels.to_vec(),
+                probs: vec![yes, 1.0 - yes],
+                logits: vec![0.0, 0.0],
+                label_mass: None,
+                source: ProbSource::Logits,
+            })
+        }
+        fn usage(&self) -> Usage {
+            Usage::default()
+        }
+    }
+
+    fn chunk(id: &str, text: &str) -> Chunk {
+        Chunk { id: id.into(), doc_id: id.into(), start: 0, end: text.len(), text: text.into(), tokens: 0, lang: "en" }
+    }
+
+    fn collection_chunks() -> Vec<Chunk> {
+        vec![
+            chunk("press", "Johannes Gutenberg built a printing press with movable metal type in Mainz around 1440."),
+            chunk(
+                "bible",
+                "The Gutenberg Bible, printed in Mainz by 1455, was the first major book printed with movable type.",
+            ),
+            chunk("paper", "Paper making reached Europe through Spain in the twelfth century."),
+            chunk("reef", "The Great Barrier Reef lies off the coast of Queensland in Australia."),
+            chunk("whales", "Omura's whale was described as a species in 2003 from specimens found in Japan."),
+            chunk("moon", "Apollo 11 landed the first humans on the Moon in July 1969."),
+            chunk("eagle", "The lunar module of Apollo 11 was called Eagle; Neil Armstrong flew it."),
+        ]
+    }
+
+    fn verify(
+        chunks: &[Chunk],
+        query_type: QueryType,
+        sources: &[usize],
+        question: &str,
+        answer: &str,
+    ) -> Result<Verified, String> {
+        let item = serde_json::json!({"question": question, "answer": answer});
+        let item = item.as_object().unwrap();
+        let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+        let rows = Hashed.embed(&texts).unwrap();
+        let vectors = Array2::from_shape_fn((rows.len(), 4096), |(i, j)| f64::from(rows[i][j]));
+        let collection = Collection::new(chunks, &vectors).unwrap();
+        // Seven chunks: the source must come first or second.
+        let options = VerifyOptions { round_trip_k: 2, ..VerifyOptions::default() };
+        let v = Verifier { judge: &Judged, embedder: &Hashed, collection: &collection, options };
+        v.verify(query_type, sources, item).unwrap()
+    }
+
+    #[test]
+    fn an_unanswerable_question_is_checked_against_the_whole_collection() {
+        let c = collection_chunks();
+        let none = "The documents do not contain this information.";
+        // Written from the press chunk, but the Bible chunk answers it: dropped, naming that chunk.
+        let why = verify(&c, QueryType::Unanswerable, &[0], "In which year was the Gutenberg Bible printed?", none)
+            .unwrap_err();
+        assert_eq!(why, "the collection may answer it: bible does (P(yes) 0.97)");
+        // No chunk answers (the judge's 0.7 for passages on the subject stays under 0.85): kept.
+        let v =
+            verify(&c, QueryType::Unanswerable, &[0], "How many books did Gutenberg's workshop sell?", none).unwrap();
+        assert_eq!(v.applied, ["unanswerable"]);
+        assert_eq!(v.values.collection_answers, Some(0.7));
+        assert!(v.values.nearest_chunk.unwrap() < 0.75);
+        // A question that nearly repeats a chunk is dropped on similarity alone.
+        let why = verify(
+            &c,
+            QueryType::Unanswerable,
+            &[2],
+            "Paper making reached Europe through Spain in the twelfth century?",
+            none,
+        )
+        .unwrap_err();
+        assert!(why.starts_with("the collection may answer it: paper is nearly the question (cosine"), "{why}");
+        assert!(why.ends_with(", 100% of its words)"), "{why}");
+    }
+
+    #[test]
+    fn answerable_questions_must_find_their_source_and_get_a_real_answer() {
+        let c = collection_chunks();
+        let v = verify(
+            &c,
+            QueryType::Factual,
+            &[0],
+            "In which year did Johannes Gutenberg build his printing press?",
+            "Around 1440",
+        )
+        .unwrap();
+        assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference"]);
+        assert_eq!((v.values.bm25_rank, v.values.embedding_rank), (Some(1), Some(1)));
+        assert_eq!((v.values.answerable, v.values.reference), (Some(0.97), Some(0.9)));
+        // A question that names nothing does not find its source: no word in common (BM25), and
+        // tied with every chunk at cosine 0 (rank 7).
+        let why = verify(&c, QueryType::Factual, &[0], "When did that happen?", "Around 1440").unwrap_err();
+        assert_eq!(
+            why,
+            "the question does not find its source in the collection (BM25 rank none, embedding rank 7; at most 2 needed)"
+        );
+        // A reference that is a related fact, not the year asked for, fails.
+        let why = verify(
+            &c,
+            QueryType::Factual,
+            &[0],
+            "In which year did Johannes Gutenberg build his printing press?",
+            "In Mainz",
+        )
+        .unwrap_err();
+        assert_eq!(why, "the reference does not answer the question (P(yes) 0.30)");
+    }
+
+    #[test]
+    fn a_multi_hop_question_one_source_answers_becomes_factual() {
+        let c = collection_chunks();
+        let v = verify(
+            &c,
+            QueryType::MultiHop,
+            &[5, 6],
+            "What was the name of the Apollo 11 lunar module, flown in 1969?",
+            "Eagle",
+        )
+        .unwrap_err();
+        // The reference has no digit, so the scripted judge rejects it; with a year it passes.
+        assert_eq!(v, "the reference does not answer the question (P(yes) 0.30)");
+        let v = verify(
+            &c,
+            QueryType::MultiHop,
+            &[5, 6],
+            "Which Apollo 11 lunar module landed on the Moon?",
+            "Eagle, in 1969",
+        )
+        .unwrap();
+        assert_eq!((v.query_type, v.retyped.as_deref()), (QueryType::MultiHop, None));
+        let v = verify(
+            &c,
+            QueryType::MultiHop,
+            &[5, 6],
+            "Which lunar module of Apollo 11 did Neil Armstrong fly?",
+            "Eagle 11",
+        )
+        .unwrap();
+        assert_eq!(v.query_type, QueryType::Factual);
+        assert_eq!(v.sources, [6]);
+        assert_eq!(v.retyped.as_deref(), Some("multi_hop -> factual: eagle holds the answer alone"));
+    }
+
+    #[test]
+    fn ranks_count_ties_against_the_source() {
+        let scores = [(0, 0.9), (1, 0.5), (2, 0.5), (3, 0.5), (4, 0.1)];
+        assert_eq!(rank_with_ties(&scores, &[0]), Some(1));
+        // One chunk above it and two tied with it: rank 4, not 2.
+        assert_eq!(rank_with_ties(&scores, &[2]), Some(4));
+        // The better of two sources counts.
+        assert_eq!(rank_with_ties(&scores, &[4, 1]), Some(4));
+        assert_eq!(rank_with_ties(&scores, &[7]), None);
+    }
+
+    #[test]
+    fn word_recall_by_hand() {
+        let src = ["毕昇发明了活字印刷术。", "Gutenberg built a press."];
+        // 毕 昇: both in the source; "Gutenberg press" 2 of 2; "Gutenberg's wooden press": the
+        // apostrophe joins "gutenberg's" (not in the source), so 1 of 3.
+        assert_eq!(word_recall("毕昇", &src), 1.0);
+        assert_eq!(word_recall("Gutenberg press", &src), 1.0);
+        approx::assert_abs_diff_eq!(word_recall("Gutenberg's wooden press", &src), 1.0 / 3.0, epsilon = 1e-12);
+        assert_eq!(word_recall("", &src), 0.0);
+    }
+
+    #[test]
+    fn a_multi_hop_answer_needs_a_part_from_each_source() {
+        let moon = "Apollo 11 landed the first humans on the Moon in July 1969.";
+        let module = "The lunar module of Apollo 11 was called Eagle; Neil Armstrong flew it.";
+        // "Eagle" is only in the second source, "1969" only in the first: both carry a part.
+        let q = "In which year did the lunar module Eagle's mission land, and who flew it?";
+        assert_eq!(multi_hop_parts(q, "In 1969, flown by Neil Armstrong", &[moon, module]), Ok(()));
+        // The answer's words ("eagle") are all in the second source: it stands alone.
+        let q = "What was the name of the lunar module that landed on the Moon?";
+        assert_eq!(multi_hop_parts(q, "Eagle", &[moon, module]), Err(1));
+        // Words both sources hold ("apollo", "11") carry no part; stop words and words of the
+        // question do not count either: nothing is left, and the first source is kept.
+        assert_eq!(multi_hop_parts("Which mission?", "the Apollo 11", &[moon, module]), Err(0));
+        // One source is never multi-hop.
+        assert_eq!(multi_hop_parts(q, "Eagle 1969", &[module]), Err(0));
+    }
+
+    #[test]
+    fn a_chinese_multi_hop_answer_is_split_by_characters() {
+        let a = "毕昇在北宋发明了活字印刷术。";
+        let b = "活字用胶泥制成，烧硬后使用。";
+        // 北 (only in a) and 泥 (only in b) are parts of the answer not in the question.
+        assert_eq!(multi_hop_parts("活字印刷术何时发明、活字用什么做？", "北宋，胶泥", &[a, b]), Ok(()));
+        assert_eq!(multi_hop_parts("活字印刷术是谁发明的？", "毕昇", &[a, b]), Err(0));
+    }
+}
