@@ -69,6 +69,7 @@ fn testgen() -> Value {
         "dims": t.strata.dims,
         "chunk_tokens": t.chunk.max_tokens,
         "overlap": t.chunk.overlap_sentences,
+        "round_trip_k": t.selection.verify.round_trip_k,
         "retries": t.generation.retries,
         "seed": t.sample.seed,
         "embedder": ModelSettings::default().embedder,
