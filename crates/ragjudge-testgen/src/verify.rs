@@ -118,7 +118,8 @@ pub struct Verified {
 /// The collection, searchable by BM25 and by embedding.
 pub struct Collection<'a> {
     chunks: &'a [Chunk],
-    vectors: &'a Array2<f64>,
+    /// The chunks' embeddings as the embedder gives a question's (converted once, not per question).
+    vectors: Vec<Vec<f32>>,
     index: Bm25Index,
 }
 
@@ -168,16 +169,15 @@ impl<'a> Collection<'a> {
             return Err(TestgenError::Settings(format!("{} chunks but {} vectors", chunks.len(), vectors.nrows())));
         }
         let index = Bm25Index::build(chunks.iter().map(|c| c.text.as_str()))?;
+        let vectors = vectors.rows().into_iter().map(|row| row.iter().map(|&x| x as f32).collect()).collect();
         Ok(Self { chunks, vectors, index })
     }
 
     /// Every chunk ranked for `question`, whose embedding is `vector`.
     pub fn retrieve(&self, question: &str, vector: &[f32]) -> Result<Retrieval, TestgenError> {
-        let q: Vec<f32> = vector.to_vec();
         let mut cosines = Vec::with_capacity(self.chunks.len());
-        for row in self.vectors.rows() {
-            let c: Vec<f32> = row.iter().map(|&x| x as f32).collect();
-            cosines.push(cosine_or_zero(&q, &c)?);
+        for c in &self.vectors {
+            cosines.push(cosine_or_zero(vector, c)?);
         }
         let mut by_embedding: Vec<usize> = (0..cosines.len()).collect();
         by_embedding.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
