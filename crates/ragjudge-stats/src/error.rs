@@ -31,6 +31,24 @@ pub enum StatsError {
     /// The statistic is undefined on the input or on every resample.
     #[error("the statistic is undefined on this input")]
     Undefined,
+    /// An annotator labelled the same item more than once.
+    #[error("annotator {annotator} labelled item {item} more than once")]
+    DuplicateRating {
+        /// The annotator's key.
+        annotator: String,
+        /// The item's key.
+        item: String,
+    },
+    /// Items with different numbers of ratings where the statistic needs the same number on each.
+    #[error("item {item} has {found} ratings where item 0 has {expected}")]
+    UnequalRatings {
+        /// Index of the first item whose count differs.
+        item: usize,
+        /// The number of ratings of item 0.
+        expected: usize,
+        /// The number of ratings of `item`.
+        found: usize,
+    },
 }
 
 /// Checks that `level` lies in the open interval (0, 1).

@@ -6,6 +6,8 @@
 //! - [`correlation`]: Pearson, Spearman and Kendall tau-b with scipy-compatible p-values
 //!   and Fisher z or bootstrap CIs.
 //! - [`agreement`]: accuracy, confusion matrix and Cohen's kappa (scikit-learn).
+//! - [`reliability`]: agreement among several annotators with missing labels: Krippendorff's
+//!   alpha (the `krippendorff` package), mean pairwise Cohen's kappa, Fleiss' kappa.
 //! - [`bootstrap`]: seeded percentile bootstrap and the streaming Poisson bootstrap.
 //! - [`calibration`]: Platt, isotonic and ordinal calibration of scores to human labels.
 //! - [`conformal`]: split conformal prediction sets (LAC, APS) with coverage.
@@ -29,6 +31,7 @@ pub mod logistic;
 pub mod ppi;
 pub mod proportion;
 pub mod rank;
+pub mod reliability;
 
 pub use agreement::{accuracy, cohen_kappa, confusion_matrix, kappa_from_confusion, unique_labels, Weights};
 pub use bootstrap::{bootstrap_ci, bootstrap_ci_paired, Ci, PoissonBootstrapMean, PoissonWeights, DEFAULT_REPLICATES};
@@ -43,3 +46,7 @@ pub use describe::{
 pub use error::StatsError;
 pub use proportion::wilson;
 pub use rank::{cmp_f64, rankdata_average};
+pub use reliability::{
+    fleiss_kappa, krippendorff_alpha, pairwise_cohen_kappa, KrippendorffAlpha, MeasurementLevel, PairKappa,
+    PairwiseKappa, ReliabilityData,
+};
