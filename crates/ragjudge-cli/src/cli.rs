@@ -64,6 +64,10 @@ pub enum Command {
     Serve(commands::serve::ServeArgs),
     /// Join the outputs of `score --shard i/n` into one score file and one summary.
     Merge(commands::merge::MergeArgs),
+    /// Human labels in a local web page: plan what to label, serve the page, export the label files.
+    Annotate(commands::annotate::AnnotateArgs),
+    /// Which scorer agrees with your labels on held-out questions (metrics, judges, baselines), and PPI estimates with it.
+    Validate(commands::validate::ValidateArgs),
 }
 
 impl Command {
@@ -94,6 +98,8 @@ impl Command {
             Command::Collect(a) => commands::collect::run(a),
             Command::Serve(a) => commands::serve::run(a),
             Command::Merge(a) => commands::merge::run(a),
+            Command::Annotate(a) => commands::annotate::run(a),
+            Command::Validate(a) => commands::validate::run(a),
         }
     }
 }

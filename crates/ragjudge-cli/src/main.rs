@@ -19,9 +19,12 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() {
     let cli = cli::Cli::parse();
-    // `serve` shuts down on its own signals: it stops accepting and lets requests in flight
-    // finish for its grace period (docs/serve.md).
-    if !matches!(cli.command, cli::Command::Serve(_)) {
+    // `serve` and `annotate serve` shut down on their own signals: they stop accepting and let
+    // requests in flight finish for their grace period (docs/serve.md).
+    let serving = matches!(cli.command, cli::Command::Serve(_))
+        || matches!(&cli.command, cli::Command::Annotate(a)
+            if matches!(a.command, commands::annotate::AnnotateCommand::Serve(_)));
+    if !serving {
         interrupt::install();
     }
     let result = cli.command.run();

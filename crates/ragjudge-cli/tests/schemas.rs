@@ -27,6 +27,10 @@ fn kinds() -> Vec<(&'static str, Value)> {
         of::<ragjudge_safety::probes::report::ProbeReport>(),
         of::<ragjudge_testgen::pipeline::TopicsDocument>(),
         of::<ragjudge_testgen::pipeline::TestgenSummary>(),
+        of::<ragjudge_human::store::LabelSet>(),
+        of::<ragjudge_human::plan::Plan>(),
+        of::<ragjudge_human::agreement::AnnotatorAgreement>(),
+        of::<ragjudge_human::validate::Validation>(),
     ]
 }
 

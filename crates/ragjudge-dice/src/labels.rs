@@ -10,7 +10,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 /// A pairwise label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Label {
     /// The first system's answer is better.
     A,

@@ -73,7 +73,12 @@ pub fn all_charts(inputs: &Inputs) -> Vec<NamedChart> {
             Input::Calibration(c) => out.extend(calibration_charts(&c.body)),
             Input::Weakness(w) => out.extend(weakness_charts(w)),
             Input::Robustness(r) => out.extend(robustness_charts(r)),
-            Input::Records(_) | Input::FusionModel(_) | Input::Figures(_) => {}
+            Input::Figures(f) => {
+                if let Some(crate::figures::Trust::Validation(v)) = &f.trust {
+                    out.extend(trust_charts(v));
+                }
+            }
+            Input::Records(_) | Input::FusionModel(_) => {}
         }
     }
     out
@@ -300,6 +305,78 @@ pub fn summary_charts(summary: &SummaryReport) -> Vec<NamedChart> {
             metric.as_str(),
             "system",
             ChartBody::Intervals { rows, reference: None },
+        ));
+    }
+    out
+}
+
+/// The candidate scorers' Spearman correlation with the human labels (the pick highlighted, the
+/// annotators' own agreement as the reference line), and the prediction-powered estimates beside
+/// the labels-only ones.
+pub fn trust_charts(v: &ragjudge_human::validate::Validation) -> Vec<NamedChart> {
+    let mut out = Vec::new();
+    let rows: Vec<IntervalRow> = v
+        .candidates
+        .iter()
+        .filter(|c| c.eligible)
+        .take(15)
+        .filter_map(|c| {
+            let r = c.spearman?;
+            let kind = match c.source {
+                ragjudge_human::candidates::Source::Metric => String::new(),
+                other => format!(" ({})", other.as_str()),
+            };
+            Some(IntervalRow {
+                label: format!("{}{}{kind}", c.name, if c.reversed { " ↓" } else { "" }),
+                estimate: r,
+                low: c.low.unwrap_or(r),
+                high: c.high.unwrap_or(r),
+                n: Some(c.n),
+                highlight: v.picked.as_deref() == Some(c.name.as_str()),
+            })
+        })
+        .collect();
+    if !rows.is_empty() {
+        let reference = v.ceiling.as_ref().and_then(|c| c.spearman);
+        out.push(named(
+            "trust-candidates",
+            "Agreement of each scorer with the human labels (Spearman, 95% interval; dashed: annotators with each other)",
+            "Spearman correlation with the labels",
+            "scorer",
+            ChartBody::Intervals { rows, reference },
+        ));
+    }
+    let mut rows = Vec::new();
+    for e in &v.estimates {
+        let (p, c) = (&e.ppi.ppi, &e.ppi.classical);
+        rows.push(IntervalRow {
+            label: format!("{} · PPI", e.group),
+            estimate: p.estimate,
+            low: p.low,
+            high: p.high,
+            n: Some(e.ppi.n + e.ppi.unlabelled),
+            highlight: true,
+        });
+        rows.push(IntervalRow {
+            label: format!("{} · labels only", e.group),
+            estimate: c.estimate,
+            low: c.low,
+            high: c.high,
+            n: Some(e.ppi.n),
+            highlight: false,
+        });
+    }
+    if !rows.is_empty() {
+        let (what, reference) = match v.view {
+            ragjudge_human::task::View::Pairwise => ("win rate of the second system", Some(0.5)),
+            _ => ("mean grade", None),
+        };
+        out.push(named(
+            "trust-estimates",
+            format!("{what}: prediction-powered (labels + the picked scorer) and from the labels alone"),
+            what,
+            "",
+            ChartBody::Intervals { rows, reference },
         ));
     }
     out

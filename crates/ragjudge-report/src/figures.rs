@@ -12,6 +12,10 @@ use ragjudge_dice::meta::job::JudgeEvalReport;
 use ragjudge_eval::families::ColumnDefinitions;
 use ragjudge_eval::{ColumnReport, ShardManifest, SummaryReport, SystemReport};
 use ragjudge_fusion::model::FusedModel;
+use ragjudge_human::agreement::AnnotatorAgreement;
+use ragjudge_human::plan::{Plan, Purpose};
+use ragjudge_human::store::LabelSet;
+use ragjudge_human::validate::Validation;
 use ragjudge_safety::probes::report::ProbeReport;
 use ragjudge_stats::calibration::{CalibrationReport, FittedCalibration};
 use ragjudge_testgen::pipeline::{TestgenSummary, TopicsDocument};
@@ -29,6 +33,17 @@ pub struct Figures {
     /// The whole summary when the artifact is a test-set generation's, for the report's
     /// section on the test set (its quality report).
     pub test_set: Option<Box<TestgenSummary>>,
+    /// The whole validation or annotator agreement, for the report's Trust section.
+    pub trust: Option<Trust>,
+}
+
+/// What the Trust section reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trust {
+    /// A validation of scorers against human labels.
+    Validation(Box<Validation>),
+    /// Agreement between annotators.
+    Agreement(Box<AnnotatorAgreement>),
 }
 
 /// The figures of the artifact at `path` identified as `kind`, or `None` for a kind whose
@@ -36,7 +51,7 @@ pub struct Figures {
 /// error is one line without the file name.
 pub fn figures(path: &Path, kind: JsonKind) -> Result<Option<Figures>, String> {
     let name = kind.kind().unwrap_or_default().to_string();
-    let mut test_set = None;
+    let (mut test_set, mut trust) = (None, None);
     let (subjects, provenance) = match name.as_str() {
         CompareReport::KIND => with(read::<CompareReport>(path, kind)?, compare),
         JudgeEvalReport::KIND => with(read::<JudgeEvalReport>(path, kind)?, judge_eval),
@@ -52,13 +67,25 @@ pub fn figures(path: &Path, kind: JsonKind) -> Result<Option<Figures>, String> {
             test_set = Some(Box::new(doc.body.clone()));
             with(doc, testgen)
         }
+        Validation::KIND => {
+            let doc = read::<Validation>(path, kind)?;
+            trust = Some(Trust::Validation(Box::new(doc.body.clone())));
+            with(doc, validation)
+        }
+        AnnotatorAgreement::KIND => {
+            let doc = read::<AnnotatorAgreement>(path, kind)?;
+            trust = Some(Trust::Agreement(Box::new(doc.body.clone())));
+            with(doc, annotator_agreement)
+        }
+        LabelSet::KIND => with(read::<LabelSet>(path, kind)?, label_set),
+        Plan::KIND => with(read::<Plan>(path, kind)?, plan),
         ShardManifest::KIND => with(read::<ShardManifest>(path, kind)?, shard),
         ColumnDefinitions::KIND => with(read::<ColumnDefinitions>(path, kind)?, definitions),
         _ => return Ok(None),
     };
     let table =
         SummaryReport { systems: subjects, records: 0, skipped: 0, failed: 0, level: 0.95, bootstrap: 0, shard: None };
-    Ok(Some(Figures { kind: name, table, provenance, test_set }))
+    Ok(Some(Figures { kind: name, table, provenance, test_set, trust }))
 }
 
 fn with<T>(doc: ragjudge_artifacts::Document<T>, f: fn(&T) -> Vec<SystemReport>) -> (Vec<SystemReport>, Provenance) {
@@ -274,6 +301,67 @@ fn testgen(s: &TestgenSummary) -> Vec<SystemReport> {
     metrics.push(fig("answer_letters_p", q.answer_letters_p, letters));
     metrics.push(fig("near_duplicate_rate", Some(q.near_duplicate_rate), s.tasks));
     vec![subject("testgen", s.tasks, s.rejected, metrics)]
+}
+
+/// Each candidate scorer: its Spearman with the labels (interval), cross-validated, accuracy.
+fn validation(v: &Validation) -> Vec<SystemReport> {
+    let mut out: Vec<SystemReport> = v
+        .candidates
+        .iter()
+        .map(|c| {
+            let metrics = vec![
+                fig_ci("spearman", c.spearman, c.low, c.high, c.n),
+                fig("cv_spearman", c.cv_spearman, c.n),
+                fig("accuracy", c.accuracy, c.n),
+            ];
+            subject(format!("candidate {}", c.name), c.n, 0, metrics)
+        })
+        .collect();
+    for e in &v.estimates {
+        let (p, c) = (&e.ppi.ppi, &e.ppi.classical);
+        let metrics = vec![
+            fig_ci("ppi", Some(p.estimate), Some(p.low), Some(p.high), e.ppi.n + e.ppi.unlabelled),
+            fig_ci("labels_only", Some(c.estimate), Some(c.low), Some(c.high), e.ppi.n),
+        ];
+        out.push(subject(format!("estimate {}", e.group), e.ppi.n + e.ppi.unlabelled, 0, metrics));
+    }
+    out
+}
+
+/// Each measure of agreement between annotators: alpha and mean kappa.
+fn annotator_agreement(a: &AnnotatorAgreement) -> Vec<SystemReport> {
+    a.measures
+        .iter()
+        .map(|m| {
+            let n = m.alpha.pairable_items;
+            let metrics =
+                vec![fig("alpha", m.alpha.alpha, n), fig("mean_kappa", m.mean_kappa, n), count("shared_tasks", n)];
+            subject(&m.name, n, 0, metrics)
+        })
+        .collect()
+}
+
+/// Labels, tasks and annotators of a label file.
+fn label_set(s: &LabelSet) -> Vec<SystemReport> {
+    let tasks: std::collections::HashSet<_> = s.labels.iter().map(|l| &l.task).collect();
+    let metrics =
+        vec![count("labels", s.labels.len()), count("tasks", tasks.len()), count("annotators", s.annotators().len())];
+    vec![subject(format!("{} labels", s.view.as_str()), s.labels.len(), 0, metrics)]
+}
+
+/// Tasks planned, uniform and targeted, and the label counts for the target width.
+fn plan(p: &Plan) -> Vec<SystemReport> {
+    let uniform = p.tasks.iter().filter(|t| t.purpose == Purpose::Uniform).count();
+    let mut metrics = vec![
+        count("planned", p.tasks.len()),
+        count("available", p.available),
+        count("uniform", uniform),
+        count("targeted", p.tasks.len() - uniform),
+        count("strata", p.strata.len()),
+        count("labels_needed.classical", p.sample_size.classical),
+    ];
+    metrics.extend(p.sample_size.ppi.iter().map(|(rho, n)| count(&format!("labels_needed.ppi_rho_{rho}"), *n)));
+    vec![subject("plan", p.tasks.len(), 0, metrics)]
 }
 
 /// One shard of a sharded `score`: records scored and skipped, columns written.

@@ -12,6 +12,10 @@ use ragjudge_dice::meta::job::JudgeEvalReport;
 use ragjudge_eval::families::ColumnDefinitions;
 use ragjudge_eval::ShardManifest;
 use ragjudge_fusion::model::FusedModel;
+use ragjudge_human::agreement::AnnotatorAgreement;
+use ragjudge_human::plan::Plan;
+use ragjudge_human::store::LabelSet;
+use ragjudge_human::validate::Validation;
 use ragjudge_safety::probes::report::ProbeReport;
 use ragjudge_stats::calibration::{CalibrationReport, FittedCalibration};
 use ragjudge_testgen::pipeline::{TestgenSummary, TopicsDocument};
@@ -22,7 +26,7 @@ use std::path::Path;
 type IsLegacy = fn(&Value) -> bool;
 
 /// Every kind `report` and `gate` read.
-pub const KINDS: [&str; 14] = [
+pub const KINDS: [&str; 18] = [
     LeaderboardReport::KIND,
     CompareReport::KIND,
     BaselineReport::KIND,
@@ -37,6 +41,10 @@ pub const KINDS: [&str; 14] = [
     TestgenSummary::KIND,
     ShardManifest::KIND,
     ColumnDefinitions::KIND,
+    Validation::KIND,
+    AnnotatorAgreement::KIND,
+    LabelSet::KIND,
+    Plan::KIND,
 ];
 
 /// Kinds recognised in files without a header, tried in this order.

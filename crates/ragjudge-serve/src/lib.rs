@@ -31,6 +31,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod admission;
+pub mod annotate;
 mod app;
 mod error;
 mod judge;
@@ -44,4 +45,4 @@ pub use error::{ApiError, ServeError};
 pub use judge::{parse_judge_request, JudgeRequest, JudgeResponse, JudgeService, JudgeSettings};
 pub use metrics::{set_heap_probe, HeapProbe, ServerMetrics};
 pub use score::{parse_score_request, ScoreRequest, ScoreResponse, Scorer, Selection};
-pub use server::{serve, shutdown_signal};
+pub use server::{serve, serve_router, shutdown_signal};

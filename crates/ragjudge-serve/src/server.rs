@@ -4,8 +4,9 @@
 //! `axum::serve` has none of these bounds (a client that sends half a header is held forever,
 //! and shutdown waits for it), so connections are served here with hyper directly.
 
-use crate::app::{router, App};
+use crate::app::{router, App, Limits};
 use crate::error::ServeError;
+use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -25,14 +26,25 @@ use tokio::task::JoinSet;
 /// At most `max_connections` connections are open at once: beyond them a connection waits in the
 /// listen backlog until one closes. A connection that does not send a complete request header
 /// within `header_timeout` (from when it opens, or from its previous answer) is closed.
-#[allow(clippy::expect_used, reason = "the semaphore lives as long as the loop and is never closed")]
 pub async fn serve(
     listener: TcpListener,
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let limits = app.limits().clone();
-    let service = TowerToHyperService::new(router(app));
+    serve_router(listener, router(app), &limits, shutdown).await
+}
+
+/// Serves any `router` on `listener` with the connection bounds of `limits`
+/// (`header_timeout`, `max_connections`, `shutdown_grace`), as [`serve`] does.
+#[allow(clippy::expect_used, reason = "the semaphore lives as long as the loop and is never closed")]
+pub async fn serve_router(
+    listener: TcpListener,
+    router: Router,
+    limits: &Limits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let service = TowerToHyperService::new(router);
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
     let slots = Arc::new(Semaphore::new(limits.max_connections));

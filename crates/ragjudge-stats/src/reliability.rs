@@ -89,7 +89,7 @@ impl MeasurementLevel {
 }
 
 /// Krippendorff's alpha with the counts a report shows next to it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KrippendorffAlpha {
     /// `1 - D_o / D_e`; `None` when undefined: no pairable item, or `D_e = 0` (a single
     /// value among the pairable ones, or, at ratio level, only `v` and `-v`).
@@ -275,7 +275,7 @@ impl<'a> Distance<'a> {
 }
 
 /// Cohen's kappa of one pair of annotators on the items both labelled.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairKappa {
     /// Row of the first annotator.
     pub first: usize,
@@ -288,7 +288,7 @@ pub struct PairKappa {
 }
 
 /// Cohen's kappa of every pair of annotators and their mean.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairwiseKappa {
     /// Unweighted mean of the defined pairwise kappas (Light 1971); `None` when none is defined.
     pub mean: Option<f64>,

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod agree;
+pub mod annotate;
 pub mod ask;
 pub mod calibrate;
 pub mod collect;
@@ -20,4 +21,5 @@ pub mod robustness;
 pub mod score;
 pub mod serve;
 pub mod testgen;
+pub mod validate;
 pub mod weakness;

@@ -5,6 +5,7 @@ mod figures;
 mod page;
 mod sections;
 mod test_set;
+mod trust;
 
 pub use page::{esc, responsive, CSP};
 
@@ -95,6 +96,7 @@ pub fn render(inputs: &Inputs, opts: &ReportOptions) -> Rendered {
         ("metrics", "Metrics", sections::metrics(&mut ctx)),
         ("questions", "Questions", sections::questions(&mut ctx)),
         ("test-set", "Test set", test_set::test_set(&mut ctx)),
+        ("trust", "Trust", trust::trust(&mut ctx)),
         ("calibration", "Calibration", sections::calibration(&mut ctx)),
         ("weakness", "Weaknesses", sections::weakness(&mut ctx)),
         ("robustness", "Robustness", sections::robustness(&mut ctx)),

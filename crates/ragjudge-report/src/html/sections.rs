@@ -45,7 +45,7 @@ impl<'a> Ctx<'a> {
         Ctx { inputs, opts, summaries, records: records_by_key(inputs), drawn: Vec::new(), notes: Vec::new() }
     }
 
-    fn figure(&mut self, c: &NamedChart) -> String {
+    pub(super) fn figure(&mut self, c: &NamedChart) -> String {
         self.drawn.push(c.name.clone());
         figure(&c.name, &c.chart)
     }

@@ -1,0 +1,285 @@
+//! Label files in the layouts the other commands read: `pairwise.jsonl` for `agree --gold`,
+//! `judge-eval --labels` and `tournament --ppi-labels`; `graded.csv` for `calibrate --labels`,
+//! `fuse fit --labels` and `score --ppi-labels` (label column `label`); `claims.jsonl` with each
+//! claim's label; `annotations.jsonl`, every annotator's own labels; and `agreement.json`, the
+//! agreement between annotators.
+
+use crate::error::HumanError;
+use crate::store::{HumanLabel, LabelSet, LabelValue};
+use crate::task::{TaskKey, View};
+use ragjudge_artifacts::{AtomicFile, OutputSet};
+use ragjudge_dice::labels::Label;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The annotators' labels of one task merged into one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consensus {
+    /// The task.
+    pub task: TaskKey,
+    /// Pairwise: the mean preference (-2..2, positive = `system_b` better); graded: the mean
+    /// grade; claims: the mean share of supported claims.
+    pub value: f64,
+    /// Pairwise: the sign of `value` as a label (a mean of exactly 0 is a tie, as RAGChecker's
+    /// human labels are read).
+    pub label: Option<Label>,
+    /// Claims: per claim, the share of annotators who found it supported.
+    pub claims: Vec<(String, f64)>,
+    /// Annotators who labelled the task.
+    pub annotators: usize,
+}
+
+/// One merged label per task, tasks in the order first labelled.
+pub fn consensus(set: &LabelSet) -> Vec<Consensus> {
+    let mut order: Vec<&TaskKey> = Vec::new();
+    let mut by_task: BTreeMap<&TaskKey, Vec<&HumanLabel>> = BTreeMap::new();
+    for l in &set.labels {
+        let entry = by_task.entry(&l.task).or_default();
+        if entry.is_empty() {
+            order.push(&l.task);
+        }
+        entry.push(l);
+    }
+    order.into_iter().map(|task| merge(task, &by_task[task])).collect()
+}
+
+fn merge(task: &TaskKey, labels: &[&HumanLabel]) -> Consensus {
+    let n = labels.len() as f64;
+    let mean = |f: &dyn Fn(&LabelValue) -> Option<f64>| labels.iter().filter_map(|l| f(&l.value)).sum::<f64>() / n;
+    let value = mean(&|v| v.preference().or_else(|| v.score()));
+    let label = labels.first().and_then(|l| l.value.preference()).map(|_| match value {
+        v if v < 0.0 => Label::A,
+        v if v > 0.0 => Label::B,
+        _ => Label::Tie,
+    });
+    let mut claims: Vec<(String, f64)> = Vec::new();
+    for l in labels {
+        if let LabelValue::Claims { claims: cs } = &l.value {
+            for (i, c) in cs.iter().enumerate() {
+                if claims.len() <= i {
+                    claims.push((c.text.clone(), 0.0));
+                }
+                claims[i].1 += f64::from(u8::from(c.supported)) / n;
+            }
+        }
+    }
+    Consensus { task: task.clone(), value, label, claims, annotators: labels.len() }
+}
+
+#[derive(Serialize)]
+struct PairLine<'a> {
+    id: &'a str,
+    system_a: &'a str,
+    system_b: &'a str,
+    label: &'static str,
+    preference: f64,
+    annotators: usize,
+}
+
+#[derive(Serialize)]
+struct ClaimLine<'a> {
+    id: &'a str,
+    system: &'a str,
+    claim: usize,
+    text: &'a str,
+    supported: bool,
+    support: f64,
+    annotators: usize,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExportSummary {
+    /// The files written.
+    pub files: Vec<PathBuf>,
+    /// Tasks with at least one label.
+    pub tasks: usize,
+    /// Labels in all (every annotator's).
+    pub labels: usize,
+    /// Annotators.
+    pub annotators: usize,
+}
+
+/// Writes the label files of `set` into `dir` (created if needed), all replaced together.
+pub fn export(set: &LabelSet, dir: &Path) -> Result<ExportSummary, HumanError> {
+    if set.labels.is_empty() {
+        return Err(HumanError::NoTasks("the label file holds no label yet".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| HumanError::Settings(format!("{}: cannot create: {e}", dir.display())))?;
+    let merged = consensus(set);
+    let mut out = OutputSet::new();
+    let mut files = Vec::new();
+    let mut add = |name: &str, bytes: Vec<u8>| -> Result<(), HumanError> {
+        let path = dir.join(name);
+        out.push(AtomicFile::with_bytes(&path, &bytes)?);
+        files.push(path);
+        Ok(())
+    };
+    match set.view {
+        View::Pairwise => add("pairwise.jsonl", pairwise_lines(&merged)?)?,
+        View::Graded => add("graded.csv", graded_csv(&merged)?)?,
+        View::Claims => {
+            add("claims.jsonl", claim_lines(&merged)?)?;
+            add("graded.csv", graded_csv(&merged)?)?;
+        }
+    }
+    let mut raw = Vec::new();
+    for l in &set.labels {
+        serde_json::to_writer(&mut raw, l).map_err(json_error)?;
+        raw.push(b'\n');
+    }
+    add("annotations.jsonl", raw)?;
+    let agreement = crate::agreement::agreement(set)?;
+    let provenance = ragjudge_artifacts::Provenance::of_this_process();
+    add("agreement.json", ragjudge_artifacts::to_json_bytes(&provenance, &agreement).map_err(json_error)?)?;
+    out.commit()?;
+    Ok(ExportSummary { files, tasks: merged.len(), labels: set.labels.len(), annotators: set.annotators().len() })
+}
+
+fn json_error(e: serde_json::Error) -> HumanError {
+    HumanError::Settings(format!("cannot write JSON: {e}"))
+}
+
+fn pairwise_lines(merged: &[Consensus]) -> Result<Vec<u8>, HumanError> {
+    let mut buf = Vec::new();
+    for c in merged {
+        let line = PairLine {
+            id: &c.task.id,
+            system_a: &c.task.system,
+            system_b: c.task.system_b.as_deref().unwrap_or_default(),
+            label: c.label.unwrap_or(Label::Tie).as_str(),
+            preference: c.value,
+            annotators: c.annotators,
+        };
+        serde_json::to_writer(&mut buf, &line).map_err(json_error)?;
+        buf.push(b'\n');
+    }
+    Ok(buf)
+}
+
+fn graded_csv(merged: &[Consensus]) -> Result<Vec<u8>, HumanError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_error = |e: csv::Error| HumanError::Settings(format!("cannot write CSV: {e}"));
+    w.write_record(["id", "system", "label", "annotators"]).map_err(csv_error)?;
+    for c in merged {
+        w.write_record([&c.task.id, &c.task.system, &c.value.to_string(), &c.annotators.to_string()])
+            .map_err(csv_error)?;
+    }
+    let mut bytes = w.into_inner().map_err(|e| HumanError::Settings(format!("cannot write CSV: {e}")))?;
+    bytes.flush().map_err(|e| HumanError::Settings(format!("cannot write CSV: {e}")))?;
+    Ok(bytes)
+}
+
+fn claim_lines(merged: &[Consensus]) -> Result<Vec<u8>, HumanError> {
+    let mut buf = Vec::new();
+    for c in merged {
+        for (i, (text, support)) in c.claims.iter().enumerate() {
+            let line = ClaimLine {
+                id: &c.task.id,
+                system: &c.task.system,
+                claim: i + 1,
+                text,
+                supported: *support >= 0.5,
+                support: *support,
+                annotators: c.annotators,
+            };
+            serde_json::to_writer(&mut buf, &line).map_err(json_error)?;
+            buf.push(b'\n');
+        }
+    }
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ClaimLabel;
+    use crate::task::Scale;
+    use ragjudge_dice::labels::PairLabels;
+
+    fn label(annotator: &str, task: TaskKey, value: LabelValue) -> HumanLabel {
+        HumanLabel {
+            annotator: annotator.into(),
+            task,
+            value,
+            note: None,
+            shown_left: None,
+            verdict_seen: false,
+            seconds: None,
+            time: 0,
+        }
+    }
+
+    fn pair(annotator: &str, id: &str, l: Label, strength: u8) -> HumanLabel {
+        label(annotator, TaskKey::pair(id, "S1", "S2"), LabelValue::Pairwise { label: l, strength })
+    }
+
+    #[test]
+    fn pairwise_export_is_the_mean_preference_and_reads_as_gold_labels() {
+        // q1: A much better (-2) and B better (+1): mean -0.5 -> A. q2: A (-1) and B (+1): mean 0
+        // -> tie. q3: one annotator, B much better: +2 -> B.
+        let set = LabelSet {
+            view: View::Pairwise,
+            scale: Scale::Likert5,
+            labels: vec![
+                pair("ann", "q1", Label::A, 2),
+                pair("bob", "q1", Label::B, 1),
+                pair("ann", "q2", Label::A, 1),
+                pair("bob", "q2", Label::B, 1),
+                pair("ann", "q3", Label::B, 2),
+            ],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let summary = export(&set, dir.path()).unwrap();
+        assert_eq!((summary.tasks, summary.labels, summary.annotators), (3, 5, 2));
+        let text = std::fs::read_to_string(dir.path().join("pairwise.jsonl")).unwrap();
+        assert_eq!(
+            text.lines().next().unwrap(),
+            r#"{"id":"q1","system_a":"S1","system_b":"S2","label":"A","preference":-0.5,"annotators":2}"#
+        );
+        let gold = PairLabels::read(&dir.path().join("pairwise.jsonl")).unwrap();
+        let key = |id: &str| (id.to_string(), "S1".to_string(), "S2".to_string());
+        assert_eq!(gold.get(&key("q1")), Some(Label::A));
+        assert_eq!(gold.get(&key("q2")), Some(Label::Tie));
+        assert_eq!(gold.get(&key("q3")), Some(Label::B));
+        let raw = std::fs::read_to_string(dir.path().join("annotations.jsonl")).unwrap();
+        assert_eq!(raw.lines().count(), 5);
+    }
+
+    #[test]
+    fn graded_and_claims_exports_are_means_per_answer() {
+        let task = TaskKey::single("q1", "S1");
+        let claims = |a: bool, b: bool| LabelValue::Claims {
+            claims: vec![
+                ClaimLabel { text: "x.".into(), supported: a },
+                ClaimLabel { text: "y.".into(), supported: b },
+            ],
+        };
+        let set = LabelSet {
+            view: View::Claims,
+            scale: Scale::Likert5,
+            labels: vec![label("ann", task.clone(), claims(true, false)), label("bob", task, claims(true, true))],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        export(&set, dir.path()).unwrap();
+        // Shares 1/2 and 2/2: mean 0.75. Claim 1 supported by both, claim 2 by one of two.
+        let csv = std::fs::read_to_string(dir.path().join("graded.csv")).unwrap();
+        assert_eq!(csv, "id,system,label,annotators\nq1,S1,0.75,2\n");
+        let lines: Vec<String> =
+            std::fs::read_to_string(dir.path().join("claims.jsonl")).unwrap().lines().map(String::from).collect();
+        assert_eq!(
+            lines[1],
+            r#"{"id":"q1","system":"S1","claim":2,"text":"y.","supported":true,"support":0.5,"annotators":2}"#
+        );
+    }
+
+    #[test]
+    fn an_empty_label_file_exports_nothing() {
+        let set = LabelSet { view: View::Graded, scale: Scale::Crag, labels: vec![] };
+        let dir = tempfile::tempdir().unwrap();
+        assert!(export(&set, dir.path()).is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

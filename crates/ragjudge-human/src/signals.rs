@@ -1,0 +1,234 @@
+//! What machines already say about each task: a judge's verdicts (shown on request, and its
+//! uncertainty) and how much the candidate scorers disagree, for a plan to weigh toward.
+
+use crate::error::HumanError;
+use crate::task::{MachineVerdict, TaskKey, TaskSet, View};
+use ragjudge_core::InputError;
+use ragjudge_dice::labels::Label;
+use ragjudge_eval::scores::read_score_file;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+/// Per task: the machine verdict to reveal and an uncertainty in [0, 1].
+#[derive(Debug, Clone, Default)]
+pub struct Signals {
+    /// Verdicts the page may reveal.
+    pub verdicts: HashMap<TaskKey, MachineVerdict>,
+    /// How unsure the machines are (1 = as unsure as can be), averaged over the sources that
+    /// cover the task.
+    pub uncertainty: HashMap<TaskKey, f64>,
+}
+
+/// A score column: its name and its values by (id, system).
+type Column = (String, HashMap<(String, String), f64>);
+
+#[derive(Deserialize)]
+struct JudgeLine {
+    id: serde_json::Value,
+    system_a: String,
+    system_b: String,
+    label: String,
+    #[serde(default)]
+    probs: Option<Probs>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+struct Probs {
+    a: f64,
+    b: f64,
+    tie: f64,
+}
+
+impl Signals {
+    /// Reads a judge's pairwise label file (`labels.jsonl` of `compare` / `tournament`): each
+    /// pair's verdict, oriented to the task's system order, and its uncertainty
+    /// `1 - |P(A) - P(B)|` (1 for a hard label that gives no probabilities and says tie, 0 for
+    /// one that picks a side).
+    pub fn add_judge(&mut self, path: &Path) -> Result<(), HumanError> {
+        let name = path.display().to_string();
+        let file =
+            ragjudge_core::bom::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
+        let mut source_uncertainty = HashMap::new();
+        for (i, line) in file.lines().enumerate() {
+            let at = |m: String| InputError::fatal(&name, Some(i as u64 + 1), m);
+            let line = line.map_err(|e| at(format!("unreadable line: {e}")))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let j: JudgeLine = serde_json::from_str(&line).map_err(|e| at(format!("invalid judge label: {e}")))?;
+            let Some(mut label) = Label::parse(&j.label) else {
+                return Err(
+                    InputError::new(&name, Some(i as u64 + 1), Some("label".into()), "expected A, B or tie").into()
+                );
+            };
+            let id = match j.id {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            let key = TaskKey::pair(&id, &j.system_a, &j.system_b);
+            let mut probs = j.probs;
+            if key.system != j.system_a {
+                label = label.swapped();
+                probs = probs.map(|p| Probs { a: p.b, b: p.a, tie: p.tie });
+            }
+            let (uncertainty, detail) = match probs {
+                Some(p) => (1.0 - (p.a - p.b).abs(), format!("P(A) {:.2}, P(B) {:.2}, P(tie) {:.2}", p.a, p.b, p.tie)),
+                None => (if label == Label::Tie { 1.0 } else { 0.0 }, "hard label".into()),
+            };
+            source_uncertainty.insert(key.clone(), uncertainty.clamp(0.0, 1.0));
+            let verdict = MachineVerdict { source: name.clone(), verdict: label.as_str().into(), detail };
+            self.verdicts.insert(key, verdict);
+        }
+        self.merge(source_uncertainty);
+        Ok(())
+    }
+
+    /// Reads score files (any CSV / JSONL / Parquet with `id`, `system` and numeric columns) and
+    /// measures, per task, how much the columns disagree. Pairwise: each column votes for the
+    /// better-scored answer; uncertainty = 1 - |votes for A - votes for B| / columns. Graded and
+    /// claims: each column's value as a percentile among all answers; uncertainty = twice the
+    /// standard deviation of the percentiles (0 when every column ranks the answer alike).
+    pub fn add_scores(&mut self, paths: &[impl AsRef<Path>], tasks: &TaskSet) -> Result<(), HumanError> {
+        let mut columns: Vec<Column> = Vec::new();
+        for path in paths {
+            let file = read_score_file(path.as_ref()).map_err(|e| HumanError::Settings(e.to_string()))?;
+            for (c, name) in file.columns.iter().enumerate() {
+                let mut values = HashMap::new();
+                for row in &file.rows {
+                    if let Some(v) = row.values[c] {
+                        values.entry((row.id.clone(), row.system.clone())).or_insert(v);
+                    }
+                }
+                columns.push((name.clone(), values));
+            }
+        }
+        if columns.is_empty() {
+            return Ok(());
+        }
+        let uncertainty = match tasks.view() {
+            View::Pairwise => pair_disagreement(&columns, tasks),
+            View::Graded | View::Claims => rank_disagreement(&columns, tasks),
+        };
+        self.merge(uncertainty);
+        Ok(())
+    }
+
+    fn merge(&mut self, source: HashMap<TaskKey, f64>) {
+        for (key, u) in source {
+            self.uncertainty.entry(key).and_modify(|old| *old = (*old + u) / 2.0).or_insert(u);
+        }
+    }
+}
+
+fn pair_disagreement(columns: &[Column], tasks: &TaskSet) -> HashMap<TaskKey, f64> {
+    let mut out = HashMap::new();
+    for key in tasks.keys() {
+        let Some(b) = &key.system_b else { continue };
+        let (mut votes, mut margin) = (0usize, 0i64);
+        for (_, values) in columns {
+            let (Some(x), Some(y)) =
+                (values.get(&(key.id.clone(), key.system.clone())), values.get(&(key.id.clone(), b.clone())))
+            else {
+                continue;
+            };
+            votes += 1;
+            margin += (y > x) as i64 - (x > y) as i64;
+        }
+        if votes > 0 {
+            out.insert(key.clone(), 1.0 - margin.unsigned_abs() as f64 / votes as f64);
+        }
+    }
+    out
+}
+
+fn rank_disagreement(columns: &[Column], tasks: &TaskSet) -> HashMap<TaskKey, f64> {
+    // Percentile of each answer's value within each column (ties share their mid-rank).
+    let percentiles: Vec<HashMap<&(String, String), f64>> = columns
+        .iter()
+        .map(|(_, values)| {
+            let mut sorted: Vec<f64> = values.values().copied().collect();
+            sorted.sort_by(f64::total_cmp);
+            let n = sorted.len() as f64;
+            values
+                .iter()
+                .map(|(k, v)| {
+                    let below = sorted.partition_point(|x| x < v) as f64;
+                    let upto = sorted.partition_point(|x| x <= v) as f64;
+                    (k, (below + upto) / 2.0 / n)
+                })
+                .collect()
+        })
+        .collect();
+    let mut out = HashMap::new();
+    for key in tasks.keys() {
+        let k = (key.id.clone(), key.system.clone());
+        let ps: Vec<f64> = percentiles.iter().filter_map(|p| p.get(&k).copied()).collect();
+        if ps.len() >= 2 {
+            let mean = ps.iter().sum::<f64>() / ps.len() as f64;
+            let sd = (ps.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / ps.len() as f64).sqrt();
+            out.insert(key.clone(), (2.0 * sd).min(1.0));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragjudge_core::Record;
+
+    fn tasks(view: View) -> TaskSet {
+        let rec = |id: &str, s: &str| Record { id: id.into(), system: s.into(), ..Default::default() };
+        TaskSet::build(vec![rec("q1", "S1"), rec("q1", "S2"), rec("q2", "S1"), rec("q2", "S2")], view).unwrap()
+    }
+
+    #[test]
+    fn judge_labels_are_oriented_to_the_task_and_give_uncertainty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labels.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"id":"q1","system_a":"S2","system_b":"S1","label":"A","s_a":0.8,"probs":{"a":0.7,"b":0.2,"tie":0.1}}"#,
+                "\n",
+                r#"{"id":"q2","system_a":"S1","system_b":"S2","label":"tie"}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let mut s = Signals::default();
+        s.add_judge(&path).unwrap();
+        let q1 = TaskKey::pair("q1", "S1", "S2");
+        // The judge said S2 (its A) is better: for the task (S1, S2) that is B.
+        assert_eq!(s.verdicts[&q1].verdict, "B");
+        assert_eq!(s.verdicts[&q1].detail, "P(A) 0.20, P(B) 0.70, P(tie) 0.10");
+        assert!((s.uncertainty[&q1] - 0.5).abs() < 1e-12);
+        assert_eq!(s.uncertainty[&TaskKey::pair("q2", "S1", "S2")], 1.0);
+    }
+
+    #[test]
+    fn scorers_that_disagree_make_a_pair_uncertain() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scores.csv");
+        // q1: both columns prefer S2 -> 0. q2: x prefers S1, y prefers S2 -> 1.
+        std::fs::write(&path, "id,system,x,y\nq1,S1,0.1,0.2\nq1,S2,0.5,0.6\nq2,S1,0.9,0.1\nq2,S2,0.2,0.3\n").unwrap();
+        let mut s = Signals::default();
+        s.add_scores(&[&path], &tasks(View::Pairwise)).unwrap();
+        assert_eq!(s.uncertainty[&TaskKey::pair("q1", "S1", "S2")], 0.0);
+        assert_eq!(s.uncertainty[&TaskKey::pair("q2", "S1", "S2")], 1.0);
+    }
+
+    #[test]
+    fn graded_disagreement_is_the_spread_of_percentiles() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scores.csv");
+        // Column x ranks q1/S1 lowest of four (percentile 1/8), column y highest (7/8):
+        // sd of {1/8, 7/8} = 3/8, doubled 3/4.
+        std::fs::write(&path, "id,system,x,y\nq1,S1,0,9\nq1,S2,1,1\nq2,S1,2,2\nq2,S2,3,3\n").unwrap();
+        let mut s = Signals::default();
+        s.add_scores(&[&path], &tasks(View::Graded)).unwrap();
+        assert!((s.uncertainty[&TaskKey::single("q1", "S1")] - 0.75).abs() < 1e-12);
+    }
+}
