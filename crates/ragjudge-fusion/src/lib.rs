@@ -18,6 +18,7 @@ pub mod model;
 pub mod moe;
 pub mod ruber;
 pub mod select;
+pub mod shift;
 pub mod study;
 pub mod svr;
 

@@ -1,12 +1,17 @@
 //! A fitted fusion model and its file (artifact kind `fusion-model`): the model (least squares,
-//! SVR or a mixture of experts), the input columns it reads with how each was computed, and the
-//! label it predicts. A model refuses inputs computed differently from those it was fitted on
-//! (the CIU paper's fused score is only meaningful on the metric definitions it was trained
-//! with, section 3.3).
+//! SVR or a mixture of experts), the input columns it reads with how each was computed, the
+//! label it predicts and the training distribution of each input. A model refuses inputs computed
+//! differently from those it was fitted on (the CIU paper's fused score is only meaningful on the
+//! metric definitions it was trained with, section 3.3) and says when the inputs it is applied to
+//! are distributed differently ([`crate::shift`]).
+//!
+//! Schema versions: 1 had no training distribution (such files apply without the shift check);
+//! 2 adds it.
 
 use crate::dataset::Dataset;
 use crate::linear::{Linear, Scaler};
 use crate::moe::{MoeModel, MoeParams};
+use crate::shift::{ShiftReference, SHIFT_BINS};
 use crate::svr::{grid_search, Svr, SvrGrid, SvrParams};
 use crate::FusionError;
 use ragjudge_artifacts::{read_artifact_value, Artifact, ArtifactError, Document};
@@ -148,18 +153,23 @@ pub struct FusedModel {
     pub label: LabelInfo,
     /// The model.
     pub model: Model,
+    /// Each input's training distribution, for the shift check when the model is applied (none
+    /// in files of schema 1, which apply without it).
+    #[serde(default)]
+    pub shift: Option<ShiftReference>,
 }
 
 impl Artifact for FusedModel {
     const KIND: &'static str = "fusion-model";
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = 2;
 
     /// Before artifacts were versioned: `"format": "ragjudge-fusion-model/1"`.
     fn is_legacy(value: &Value) -> bool {
         value.get("format").and_then(Value::as_str) == Some(FORMAT)
     }
 
-    /// The version and command of a file of schema 0 become its provenance.
+    /// The version and command of a file of schema 0 become its provenance; files of schema 0
+    /// and 1 have no training distribution (`shift` stays empty).
     fn migrate(mut value: Value, from: u32) -> Value {
         if from == 0 {
             if let Some(o) = value.as_object_mut() {
@@ -194,6 +204,7 @@ impl FusedModel {
                 mean: data.y.iter().sum::<f64>() / n,
             },
             model,
+            shift: Some(ShiftReference::fit(&data.x, SHIFT_BINS)?),
         })
     }
 
@@ -269,6 +280,9 @@ impl FusedModel {
             }
             Ok(())
         };
+        if let Some(shift) = &self.shift {
+            shift.validate(n)?;
+        }
         match &self.model {
             Model::Linear { scaler, linear } => {
                 check_scaler(scaler)?;

@@ -1,10 +1,12 @@
-//! `ragjudge fuse apply`: a saved model over a score file (`FusedModel::apply_file`).
+//! `ragjudge fuse apply`: a saved model over a score file (`FusedModel::apply_file`), with the
+//! shift check of the scored inputs against the model's training rows (`ragjudge_fusion::shift`).
 
 use super::{definitions_of, write};
 use anyhow::Result;
 use clap::Args;
 use ragjudge_fusion::job::ApplySummary;
 use ragjudge_fusion::model::FusedModel;
+use ragjudge_fusion::shift::ShiftSettings;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -20,9 +22,23 @@ pub struct ApplyArgs {
     /// Output CSV: the key columns, `fused`, and for MoE-CIU the gate weight of each input; stdout when absent.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Shift check: warn when an input's population stability index over the model's training
+    /// deciles exceeds this (raised for few rows, see docs/fusion.md).
+    #[arg(long, value_name = "PSI", default_value_t = ShiftSettings::default().psi)]
+    pub shift_threshold: f64,
+    /// Shift check: warn when more than this share of rows lies outside an input's training range.
+    #[arg(long, value_name = "SHARE", default_value_t = ShiftSettings::default().outside)]
+    pub outside_threshold: f64,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+impl ApplyArgs {
+    /// The library's shift settings.
+    pub(crate) fn shift(&self) -> ShiftSettings {
+        ShiftSettings { psi: self.shift_threshold, outside: self.outside_threshold }
+    }
 }
 
 /// What `--json` prints: the summary and where the scores went.
@@ -38,10 +54,12 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
     if let Some(out) = &args.output {
         ragjudge_artifacts::check_not_input(out, &[&args.scores, &args.model])?;
     }
+    let shift = args.shift();
+    shift.validate()?;
     let model = FusedModel::load(&args.model)?;
     let source = format!("{}", args.scores.display());
     model.check_definitions(&definitions_of(&args.scores)?, &source)?;
-    let applied = model.apply_file(&args.scores)?;
+    let applied = model.apply_file(&args.scores, &shift)?;
     let out = String::from_utf8(applied.csv)?;
     match &args.output {
         Some(p) => write(p, &out)?,
@@ -65,6 +83,10 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
         if let Some(g) = &s.gate {
             eprintln!("{}", g.render());
         }
+    }
+    // Warnings (or the note that the check is unavailable) go to stderr whatever the format.
+    if !args.json || s.shift.as_ref().is_none_or(|r| r.warned) {
+        eprint!("{}", s.render_shift(&args.model.display().to_string()));
     }
     Ok(())
 }

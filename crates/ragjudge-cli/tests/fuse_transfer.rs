@@ -1,0 +1,131 @@
+//! End-to-end tests of fusion across data sets: the shift check of `fuse apply` and of
+//! `score --metrics fused:FILE`, and the note for model files that predate it.
+
+mod common;
+
+use common::*;
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The bundled runs scored with `lexical,ciu` into `dir/scores.csv`; the oracle's rows labelled
+/// `1 + 2 ciu + 3 bleu` in `dir/oracle_labels.csv`. Returns (scores, labels, rows).
+fn scored(dir: &Path) -> (String, String, Vec<HashMap<String, String>>) {
+    let root = repo_root();
+    let runs: Vec<String> = ["oracle", "partial", "abstain", "wrong"]
+        .iter()
+        .map(|s| root.join(format!("examples/runs/{s}.jsonl")).display().to_string())
+        .collect();
+    let scores = dir.join("scores.csv").display().to_string();
+    let mut args = vec!["score", "--metrics", "lexical,ciu", "-o", &scores, "--input"];
+    args.extend(runs.iter().map(String::as_str));
+    stdout(&ragjudge(&args));
+    let mut rdr = csv::Reader::from_path(&scores).unwrap();
+    let headers = rdr.headers().unwrap().clone();
+    let rows: Vec<HashMap<String, String>> = rdr
+        .records()
+        .map(|r| headers.iter().zip(r.unwrap().iter()).map(|(h, v)| (h.into(), v.into())).collect())
+        .collect();
+    let mut labels = String::from("id,system,rating\n");
+    for r in rows.iter().filter(|r| r["system"] == "oracle") {
+        let y = 1.0 + 2.0 * num(r, "ciu") + 3.0 * num(r, "bleu");
+        labels.push_str(&format!("{},{},{y}\n", r["id"], r["system"]));
+    }
+    (scores, write(dir, "oracle_labels.csv", labels), rows)
+}
+
+fn num(r: &HashMap<String, String>, col: &str) -> f64 {
+    r[col].parse().unwrap()
+}
+
+/// Fits `model` on the oracle's rows with `extra` options; returns the model file.
+fn fit(dir: &Path, scores: &str, labels: &str, name: &str, extra: &[&str]) -> String {
+    let model = dir.join(name).display().to_string();
+    let mut args = vec!["fuse", "fit", "--scores", scores, "--labels", labels, "--label-col", "rating"];
+    args.extend(["--inputs", "ciu,bleu", "--save", &model]);
+    args.extend(extra);
+    stdout(&ragjudge(&args));
+    model
+}
+
+#[test]
+fn the_shift_check_warns_when_the_inputs_moved_and_notes_old_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, labels, rows) = scored(dir.path());
+    let model = fit(dir.path(), &scores, &labels, "lin.json", &["--model", "linear"]);
+    let root = repo_root();
+    let run = |name: &str| root.join(format!("examples/runs/{name}.jsonl")).display().to_string();
+
+    // The very rows it was fitted on: every bin share as in training, nothing outside the range.
+    let metric = format!("fused:{model}");
+    let s = ragjudge(&["score", "--metrics", &metric, "--input", &run("oracle"), "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&s)).unwrap();
+    let report = &v["fused_shift"][0]["report"];
+    assert_eq!((report["rows"].as_u64(), report["warned"].as_bool()), (Some(31), Some(false)), "{v}");
+    for i in report["inputs"].as_array().unwrap() {
+        assert_eq!((i["psi"].as_f64(), i["outside"].as_f64()), (Some(0.0), Some(0.0)), "{i}");
+    }
+    assert_eq!(stderr(&s), "", "nothing to say on stderr under --json when nothing warns");
+
+    // The wrong answers: their share below the oracle's smallest BLEU, counted here from the scores.
+    let oracle_min = rows.iter().filter(|r| r["system"] == "oracle").map(|r| num(r, "bleu")).fold(f64::MAX, f64::min);
+    let oracle_max = rows.iter().filter(|r| r["system"] == "oracle").map(|r| num(r, "bleu")).fold(f64::MIN, f64::max);
+    let wrong: Vec<f64> = rows.iter().filter(|r| r["system"] == "wrong").map(|r| num(r, "bleu")).collect();
+    let outside = wrong.iter().filter(|&&b| b < oracle_min || b > oracle_max).count() as f64 / wrong.len() as f64;
+    let s = ragjudge(&["score", "--metrics", &metric, "--input", &run("wrong"), "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&s)).unwrap();
+    let report = &v["fused_shift"][0]["report"];
+    let bleu = report["inputs"].as_array().unwrap().iter().find(|i| i["input"] == "bleu").unwrap();
+    assert!((bleu["outside"].as_f64().unwrap() - outside).abs() < 1e-12, "{bleu} vs {outside}");
+    assert_eq!(report["warned"], true, "{report}");
+    let err = stderr(&s);
+    assert!(err.contains(&format!("warning: fused:{model}: input `bleu` moved: ")), "{err}");
+    assert!(err.contains("inputs are distributed unlike the 31 rows the model was fitted on"), "{err}");
+
+    // `fuse apply` on the wrong answers' rows: the same figures, in its summary.
+    let wrong_scores = dir.path().join("wrong.csv").display().to_string();
+    stdout(&ragjudge(&["score", "--metrics", "lexical,ciu", "-o", &wrong_scores, "--input", &run("wrong")]));
+    let a = ragjudge(&["fuse", "apply", &model, "--scores", &wrong_scores, "-o", "/dev/null", "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!(v["shift"], *report, "fuse apply and score agree");
+    assert!(stderr(&a).contains("input `bleu` moved"), "{}", stderr(&a));
+    // A higher threshold is taken as given (the small-sample limit may raise it, never lower it).
+    let base = v;
+    let a = ragjudge(&[
+        "fuse",
+        "apply",
+        &model,
+        "--scores",
+        &wrong_scores,
+        "-o",
+        "/dev/null",
+        "--json",
+        "--shift-threshold",
+        "1000",
+        "--outside-threshold",
+        "1",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!(v["shift"]["warned"], false, "{v}");
+    assert_eq!(v["shift"]["inputs"][0]["psi_limit"], 1000.0);
+    assert_eq!(v["shift"]["inputs"][0]["psi"], base["shift"]["inputs"][0]["psi"]);
+    let a = ragjudge(&["fuse", "apply", &model, "--scores", &wrong_scores, "--shift-threshold=-1"]);
+    assert_one_line_error(&a, "shift threshold must be a number >= 0, got -1");
+
+    // The same model as schema 1 wrote it: applied, with a one-line note instead of the check.
+    let mut old: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    old.as_object_mut().unwrap().remove("shift");
+    old["schema_version"] = 1.into();
+    let old_model = write(dir.path(), "old.json", old.to_string());
+    let a = ragjudge(&["fuse", "apply", &old_model, "--scores", &wrong_scores, "-o", "/dev/null", "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!(v["shift"], Value::Null);
+    let note = format!(
+        "note: {old_model} records no training distribution (written before fusion-model schema 2): the shift check is unavailable; refit to get it\n"
+    );
+    assert_eq!(stderr(&a), note);
+    let metric = format!("fused:{old_model}");
+    let s = ragjudge(&["score", "--metrics", &metric, "--input", &run("wrong"), "--json"]);
+    assert_eq!(stderr(&s), note.replace("note: ", "note: fused:"));
+}
