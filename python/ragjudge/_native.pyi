@@ -131,6 +131,7 @@ def fuse_fit(
     epochs: Optional[int] = None,
     binarize: Optional[float] = None,
     folds: int = 5,
+    monotone: bool = False,
     definitions: Optional[str] = None,
     label_file: str = ...,
 ) -> Tuple[str, str]: ...

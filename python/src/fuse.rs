@@ -30,14 +30,15 @@ pub fn read_definitions(path: &str) -> PyResult<Option<String>> {
     defs.map(|d| serde_json::to_string(&d.columns).map_err(value_error)).transpose()
 }
 
-/// Fits a fusion model (`model`: `moe`, `moe-concat`, `svr` or `linear`) of the score rows `x`
+/// Fits a fusion model (`model`: `moe`, `moe-concat`, `svr` or `linear`; `monotone`: least
+/// squares with non-negative weights) of the score rows `x`
 /// (one list per row, in `inputs` order) to the labels `y`, as `ragjudge fuse fit` does. Returns
 /// `(model_json, report_json)`; the report is the fit summary (model name, inputs, training
 /// Spearman, MoE-CIU's gate).
 #[pyfunction]
 #[pyo3(signature = (
     x, y, inputs, label_column, *, model="moe", seed=0, epochs=None, binarize=None, folds=5,
-    definitions=None, label_file=String::new()
+    monotone=false, definitions=None, label_file=String::new()
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn fuse_fit(
@@ -51,6 +52,7 @@ pub fn fuse_fit(
     epochs: Option<usize>,
     binarize: Option<f64>,
     folds: usize,
+    monotone: bool,
     definitions: Option<String>,
     label_file: String,
 ) -> PyResult<(String, String)> {
@@ -60,6 +62,7 @@ pub fn fuse_fit(
         epochs,
         binarize,
         folds,
+        monotone,
     };
     let data = Dataset::from_rows(inputs, label_column, x, y).map_err(value_error)?;
     let defs = self::definitions(definitions.as_deref())?;

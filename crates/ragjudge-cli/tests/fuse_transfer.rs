@@ -129,3 +129,53 @@ fn the_shift_check_warns_when_the_inputs_moved_and_notes_old_models() {
     let s = ragjudge(&["score", "--metrics", &metric, "--input", &run("wrong"), "--json"]);
     assert_eq!(stderr(&s), note.replace("note: ", "note: fused:"));
 }
+
+#[test]
+fn a_monotone_fit_keeps_every_weight_non_negative() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, _, rows) = scored(dir.path());
+    // Labels that fall with BLEU: 1 + 2 ciu - 3 bleu on the oracle's rows.
+    let oracle: Vec<&HashMap<String, String>> = rows.iter().filter(|r| r["system"] == "oracle").collect();
+    let y: Vec<f64> = oracle.iter().map(|r| 1.0 + 2.0 * num(r, "ciu") - 3.0 * num(r, "bleu")).collect();
+    let mut labels = String::from("id,system,rating\n");
+    for (r, v) in oracle.iter().zip(&y) {
+        labels.push_str(&format!("{},{},{v}\n", r["id"], r["system"]));
+    }
+    let labels = write(dir.path(), "falling.csv", labels);
+    let model = fit(dir.path(), &scores, &labels, "mono.json", &["--model", "linear", "--monotone"]);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!((m["model"]["kind"].as_str(), m["model"]["monotone"].as_bool()), (Some("linear"), Some(true)));
+    let coef: Vec<f64> = m["model"]["linear"]["coef"].as_array().unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
+    // By hand (Lawson-Hanson's optimality conditions): with bleu's weight at 0, the residual is
+    // -3 (bleu minus its projection on ciu), whose gradient on bleu is negative, so bleu stays at 0
+    // and ciu's weight is the one-input least-squares slope on standardised ciu, cov(ciu, y) / sd(ciu).
+    let ciu: Vec<f64> = oracle.iter().map(|r| num(r, "ciu")).collect();
+    let n = ciu.len() as f64;
+    let (mc, my) = (ciu.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sd = (ciu.iter().map(|c| (c - mc).powi(2)).sum::<f64>() / n).sqrt();
+    let cov = ciu.iter().zip(&y).map(|(c, v)| (c - mc) * (v - my)).sum::<f64>() / n;
+    assert_eq!(coef[1], 0.0, "{coef:?}");
+    assert!((coef[0] - cov / sd).abs() < 1e-9, "{coef:?} vs {}", cov / sd);
+    // Unconstrained least squares recovers the falling weight: -3 sd(bleu) < 0.
+    let free = fit(dir.path(), &scores, &labels, "free.json", &["--model", "linear"]);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&free).unwrap()).unwrap();
+    assert!(m["model"]["linear"]["coef"][1].as_f64().unwrap() < 0.0, "{m}");
+    let a = ragjudge(&[
+        "fuse",
+        "fit",
+        "--scores",
+        &scores,
+        "--labels",
+        &labels,
+        "--label-col",
+        "rating",
+        "--inputs",
+        "ciu,bleu",
+        "--model",
+        "svr",
+        "--monotone",
+        "--save",
+        &model,
+    ]);
+    assert_one_line_error(&a, "monotone applies to the linear model (least squares) only, not svr");
+}

@@ -67,12 +67,14 @@ pub struct FitSettings {
     pub binarize: Option<f64>,
     /// Cross-validation folds of the SVR grid search.
     pub folds: usize,
+    /// Least squares only: every input's weight >= 0 (inputs oriented so that higher is better).
+    pub monotone: bool,
 }
 
 impl Default for FitSettings {
-    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds.
+    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds, weights unconstrained.
     fn default() -> Self {
-        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5 }
+        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5, monotone: false }
     }
 }
 
@@ -149,10 +151,16 @@ impl GateSummary {
 }
 
 impl FitSettings {
-    /// The model to fit; SVR needs at least two folds.
+    /// The model to fit; SVR needs at least two folds, and only least squares can be monotone.
     pub fn choice(&self) -> Result<ModelChoice, FusionError> {
+        if self.monotone && self.model != ModelName::Linear {
+            return Err(FusionError::Params(format!(
+                "monotone applies to the linear model (least squares) only, not {}",
+                self.model.name()
+            )));
+        }
         Ok(match self.model {
-            ModelName::Linear => ModelChoice::Linear,
+            ModelName::Linear => ModelChoice::Linear { monotone: self.monotone },
             ModelName::Svr if self.folds < 2 => {
                 return Err(FusionError::Params(format!("folds must be at least 2, got {}", self.folds)))
             }
@@ -384,7 +392,7 @@ mod tests {
         let x: Vec<Vec<f64>> = (0..8).map(|i| vec![f64::from(i) / 8.0]).collect();
         let y: Vec<f64> = x.iter().map(|r| 1.0 + 2.0 * r[0]).collect();
         let data = Dataset::from_rows(vec!["a".into()], "h".into(), x, y).unwrap();
-        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let settings = FitSettings { model: ModelName::Linear, ..FitSettings::default() };
         let prov = Provenance::with_command(vec!["ragjudge".into(), "fuse".into(), "fit".into()]);
         let fit = settings.fit(data, &|_| None, "labels.csv", prov).unwrap();
         assert_eq!(fit.summary.inputs_without_definition, ["a"]);
@@ -409,7 +417,7 @@ mod tests {
 
     #[test]
     fn a_model_file_written_before_artifacts_had_a_kind_still_reads() {
-        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let settings = FitSettings { model: ModelName::Linear, ..FitSettings::default() };
         let data =
             Dataset::from_rows(vec!["a".into()], "h".into(), vec![vec![0.0], vec![1.0]], vec![1.0, 3.0]).unwrap();
         let fit = settings.fit(data, &|_| None, "l.csv", Provenance::version_only()).unwrap();
@@ -437,7 +445,7 @@ mod tests {
     #[test]
     fn a_schema_1_model_applies_with_a_note_and_a_new_one_with_the_shift_check() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let settings = FitSettings { model: ModelName::Linear, ..FitSettings::default() };
         let x: Vec<Vec<f64>> = (0..20).map(|i| vec![f64::from(i) / 20.0]).collect();
         let y: Vec<f64> = x.iter().map(|r| 2.0 * r[0]).collect();
         let data = Dataset::from_rows(vec!["a".into()], "h".into(), x, y).unwrap();
@@ -473,7 +481,12 @@ mod tests {
             ModelName::from_name("forest").unwrap_err().to_string(),
             "model must be moe, moe-concat, svr or linear, got `forest`"
         );
-        let s = FitSettings { model: ModelName::Svr, seed: 0, epochs: None, binarize: None, folds: 1 };
+        let s = FitSettings { model: ModelName::Svr, folds: 1, ..FitSettings::default() };
         assert_eq!(s.choice().unwrap_err().to_string(), "folds must be at least 2, got 1");
+        let s = FitSettings { model: ModelName::Moe, monotone: true, ..FitSettings::default() };
+        assert_eq!(
+            s.choice().unwrap_err().to_string(),
+            "monotone applies to the linear model (least squares) only, not moe"
+        );
     }
 }

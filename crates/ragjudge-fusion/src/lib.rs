@@ -16,6 +16,7 @@ pub mod job;
 pub mod linear;
 pub mod model;
 pub mod moe;
+pub mod nnls;
 pub mod ruber;
 pub mod select;
 pub mod shift;

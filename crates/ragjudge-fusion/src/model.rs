@@ -25,8 +25,12 @@ pub const FORMAT: &str = "ragjudge-fusion-model/1";
 /// Which model to fit.
 #[derive(Debug, Clone)]
 pub enum ModelChoice {
-    /// Least squares on standardised inputs.
-    Linear,
+    /// Least squares on standardised inputs; `monotone`: every weight >= 0 (non-negative least
+    /// squares), so that no input's effect is negative.
+    Linear {
+        /// Constrain the weights to be non-negative.
+        monotone: bool,
+    },
     /// Epsilon-SVR on standardised inputs, hyper-parameters by grid search with k-fold CV.
     Svr {
         /// The grid.
@@ -48,6 +52,9 @@ pub enum Model {
         scaler: Scaler,
         /// The weights.
         linear: Linear,
+        /// Whether the weights were constrained to be non-negative (`--monotone`).
+        #[serde(default)]
+        monotone: bool,
     },
     /// Epsilon-SVR.
     Svr {
@@ -68,10 +75,11 @@ impl Model {
     /// Fits `choice` on the rows of `data`.
     pub fn fit(data: &Dataset, choice: &ModelChoice) -> Result<Model, FusionError> {
         match choice {
-            ModelChoice::Linear => {
+            ModelChoice::Linear { monotone } => {
                 let scaler = Scaler::fit(&data.x)?;
-                let linear = Linear::fit(&scaler.transform_all(&data.x), &data.y)?;
-                Ok(Model::Linear { scaler, linear })
+                let xs = scaler.transform_all(&data.x);
+                let linear = if *monotone { Linear::fit_monotone(&xs, &data.y)? } else { Linear::fit(&xs, &data.y)? };
+                Ok(Model::Linear { scaler, linear, monotone: *monotone })
             }
             ModelChoice::Svr { grid, folds } => {
                 let scaler = Scaler::fit(&data.x)?;
@@ -85,7 +93,7 @@ impl Model {
     /// The fused score of one row of input values.
     pub fn predict(&self, row: &[f64]) -> f64 {
         match self {
-            Model::Linear { scaler, linear } => linear.predict(&scaler.transform(row)),
+            Model::Linear { scaler, linear, .. } => linear.predict(&scaler.transform(row)),
             Model::Svr { scaler, svr, .. } => svr.predict(&scaler.transform(row)),
             Model::Moe(m) => m.predict(row),
         }
@@ -104,10 +112,11 @@ impl Model {
         matches!(self, Model::Moe(m) if m.params().kind == crate::moe::MoeKind::Gated)
     }
 
-    /// A short name: `linear`, `svr`, `moe-concat` or `moe`.
+    /// A short name: `linear`, `linear-monotone`, `svr`, `moe-concat` or `moe`.
     pub fn name(&self) -> &'static str {
         match self {
-            Model::Linear { .. } => "linear",
+            Model::Linear { monotone: false, .. } => "linear",
+            Model::Linear { monotone: true, .. } => "linear-monotone",
             Model::Svr { .. } => "svr",
             Model::Moe(m) => match m.params().kind {
                 crate::moe::MoeKind::Concat => "moe-concat",
@@ -284,8 +293,11 @@ impl FusedModel {
             shift.validate(n)?;
         }
         match &self.model {
-            Model::Linear { scaler, linear } => {
+            Model::Linear { scaler, linear, monotone } => {
                 check_scaler(scaler)?;
+                if *monotone && linear.coef.iter().any(|c| *c < 0.0) {
+                    return Err("a monotone model has a negative weight".into());
+                }
                 if linear.coef.len() != n {
                     return Err(format!("{} weights for {n} inputs", linear.coef.len()));
                 }

@@ -34,6 +34,10 @@ pub struct FitArgs {
     /// Cross-validation folds of the SVR grid search.
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
+    /// Least squares only: every input's weight >= 0 on standardised inputs (non-negative least
+    /// squares), for inputs oriented so that higher is better.
+    #[arg(long)]
+    pub monotone: bool,
     /// Write the fitted model to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub save: PathBuf,
@@ -64,6 +68,7 @@ impl FitArgs {
             epochs: self.epochs,
             binarize: self.binarize,
             folds: self.folds,
+            monotone: self.monotone,
         }
     }
 }
