@@ -81,7 +81,7 @@ fn fuse_fit() -> Value {
     let f = FitSettings::default();
     json!({
         "model": f.model.name(), "seed": f.seed, "epochs": f.epochs, "binarize": f.binarize, "folds": f.folds,
-        "monotone": f.monotone,
+        "monotone": f.monotone, "shrink": f.shrink,
     })
 }
 

@@ -179,3 +179,71 @@ fn a_monotone_fit_keeps_every_weight_non_negative() {
     ]);
     assert_one_line_error(&a, "monotone applies to the linear model (least squares) only, not svr");
 }
+
+#[test]
+fn a_shrunk_model_mixes_its_score_with_the_best_single_inputs_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, labels, rows) = scored(dir.path());
+    let oracle: Vec<&HashMap<String, String>> = rows.iter().filter(|r| r["system"] == "oracle").collect();
+    let y: Vec<f64> = oracle.iter().map(|r| 1.0 + 2.0 * num(r, "ciu") + 3.0 * num(r, "bleu")).collect();
+    let model = fit(dir.path(), &scores, &labels, "shrunk.json", &["--model", "linear", "--shrink", "0.25"]);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let best = m["shrink"]["input"].as_u64().unwrap() as usize;
+    let col = ["ciu", "bleu"][best];
+    assert_eq!(m["shrink"]["lambda"], 0.25);
+    // The best single input by hand: the one whose ranks agree more with the labels'.
+    let rank = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .map(|a| v.iter().filter(|b| *b < a).count() as f64 + 0.5 * v.iter().filter(|b| *b == a).count() as f64)
+            .collect()
+    };
+    let pearson = |a: &[f64], b: &[f64]| {
+        let n = a.len() as f64;
+        let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+        let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+        cov / (a.iter().map(|x| (x - ma).powi(2)).sum::<f64>() * b.iter().map(|y| (y - mb).powi(2)).sum::<f64>()).sqrt()
+    };
+    let spearman = |c: &str| pearson(&rank(&oracle.iter().map(|r| num(r, c)).collect::<Vec<_>>()), &rank(&y));
+    assert!(spearman(col) >= spearman(["ciu", "bleu"][1 - best]), "{col}");
+    // Least squares is exact here (fused = label), and the single input's line is its
+    // one-input least-squares fit: ybar + cov(x, y) / var(x) (x - xbar).
+    let x: Vec<f64> = oracle.iter().map(|r| num(r, col)).collect();
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let slope = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum::<f64>()
+        / x.iter().map(|a| (a - mx).powi(2)).sum::<f64>();
+    let applied = dir.path().join("applied.csv").display().to_string();
+    stdout(&ragjudge(&["fuse", "apply", &model, "--scores", &scores, "-o", &applied]));
+    let got: HashMap<String, f64> = csv::Reader::from_path(&applied)
+        .unwrap()
+        .deserialize::<HashMap<String, String>>()
+        .map(|r| r.unwrap())
+        .filter(|r| r["system"] == "oracle")
+        .map(|r| (r["id"].clone(), r["fused"].parse().unwrap()))
+        .collect();
+    for ((r, yi), xi) in oracle.iter().zip(&y).zip(&x) {
+        let want = 0.25 * yi + 0.75 * (my + slope * (xi - mx));
+        assert!((got[&r["id"]] - want).abs() < 1e-9, "{}: {} vs {want}", r["id"], got[&r["id"]]);
+    }
+    // auto: least squares is exact out of fold too, so the stacking weight is 1 (crate::shrink).
+    let auto = fit(dir.path(), &scores, &labels, "auto.json", &["--model", "linear", "--shrink", "auto"]);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&auto).unwrap()).unwrap();
+    assert_eq!(m["shrink"]["cross_validated"], true);
+    assert!((m["shrink"]["lambda"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{}", m["shrink"]);
+    let bad = ragjudge(&[
+        "fuse",
+        "fit",
+        "--scores",
+        &scores,
+        "--labels",
+        &labels,
+        "--label-col",
+        "rating",
+        "--shrink",
+        "2",
+        "--save",
+        &auto,
+    ]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("shrink must be `auto` or a number in [0, 1], got `2`"), "{}", stderr(&bad));
+}

@@ -8,6 +8,7 @@ use crate::dataset::{Dataset, JoinCounts};
 use crate::model::{FusedModel, ModelChoice};
 use crate::moe::{MoeKind, MoeParams, Objective};
 use crate::shift::{ShiftReport, ShiftSettings};
+use crate::shrink::{Shrink, ShrinkSetting};
 use crate::svr::SvrGrid;
 use crate::FusionError;
 use ragjudge_artifacts::{to_json_bytes, write_artifact, Artifact, ArtifactError, Document, Provenance};
@@ -69,12 +70,15 @@ pub struct FitSettings {
     pub folds: usize,
     /// Least squares only: every input's weight >= 0 (inputs oriented so that higher is better).
     pub monotone: bool,
+    /// Shrink the fused score toward the best single input ([`crate::shrink`]); none: do not.
+    pub shrink: Option<ShrinkSetting>,
 }
 
 impl Default for FitSettings {
-    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds, weights unconstrained.
+    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds, weights unconstrained, no
+    /// shrinkage.
     fn default() -> Self {
-        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5, monotone: false }
+        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5, monotone: false, shrink: None }
     }
 }
 
@@ -104,6 +108,8 @@ pub struct FitSummary {
     pub training_spearman: Option<f64>,
     /// MoE-CIU's gate over the training rows.
     pub gate: Option<GateSummary>,
+    /// The shrinkage toward the best single input, if asked for.
+    pub shrink: Option<Shrink>,
     /// Inputs without a recorded definition (not checked when the model is applied).
     pub inputs_without_definition: Vec<String>,
 }
@@ -196,7 +202,10 @@ impl FitSettings {
                 )));
             }
         }
-        let model = FusedModel::fit(&data, &choice, definitions, label_file)?;
+        let mut model = FusedModel::fit(&data, &choice, definitions, label_file)?;
+        if let Some(setting) = self.shrink {
+            model.shrink = Some(Shrink::fit(&data, &choice, setting, self.folds, self.seed)?);
+        }
         let pred: Vec<f64> = data.x.iter().map(|r| model.predict(r)).collect();
         let gates: Vec<Vec<f64>> = data.x.iter().filter_map(|r| model.model.gate(r)).collect();
         let summary = FitSummary {
@@ -207,6 +216,7 @@ impl FitSettings {
             join: data.counts,
             training_spearman: ragjudge_stats::correlation::spearman(&pred, &data.y).ok().and_then(|c| c.coefficient),
             gate: GateSummary::of(model.input_names(), &gates),
+            shrink: model.shrink.clone(),
             inputs_without_definition: model
                 .inputs
                 .iter()
@@ -259,6 +269,18 @@ impl FitSummary {
         }
         if let Some(g) = &self.gate {
             let _ = writeln!(out, "{}", g.render());
+        }
+        if let Some(s) = &self.shrink {
+            let _ = writeln!(
+                out,
+                "shrunk toward `{}` (training Spearman {:.3}): score = {:.3} fused + {:.3} `{}`'s line ({})",
+                self.inputs[s.input],
+                s.training_spearman,
+                s.lambda,
+                1.0 - s.lambda,
+                self.inputs[s.input],
+                if s.cross_validated { "weight by inner cross-validation" } else { "weight as given" }
+            );
         }
         if !self.inputs_without_definition.is_empty() {
             let _ = writeln!(

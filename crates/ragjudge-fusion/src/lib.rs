@@ -20,6 +20,7 @@ pub mod nnls;
 pub mod ruber;
 pub mod select;
 pub mod shift;
+pub mod shrink;
 pub mod study;
 pub mod svr;
 

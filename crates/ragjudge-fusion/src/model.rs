@@ -12,6 +12,7 @@ use crate::dataset::Dataset;
 use crate::linear::{Linear, Scaler};
 use crate::moe::{MoeModel, MoeParams};
 use crate::shift::{ShiftReference, SHIFT_BINS};
+use crate::shrink::Shrink;
 use crate::svr::{grid_search, Svr, SvrGrid, SvrParams};
 use crate::FusionError;
 use ragjudge_artifacts::{read_artifact_value, Artifact, ArtifactError, Document};
@@ -162,6 +163,10 @@ pub struct FusedModel {
     pub label: LabelInfo,
     /// The model.
     pub model: Model,
+    /// Shrinkage of the model's score toward the best single input (`--shrink`); none: the
+    /// model's score as it is.
+    #[serde(default)]
+    pub shrink: Option<Shrink>,
     /// Each input's training distribution, for the shift check when the model is applied (none
     /// in files of schema 1, which apply without it).
     #[serde(default)]
@@ -213,6 +218,7 @@ impl FusedModel {
                 mean: data.y.iter().sum::<f64>() / n,
             },
             model,
+            shrink: None,
             shift: Some(ShiftReference::fit(&data.x, SHIFT_BINS)?),
         })
     }
@@ -222,9 +228,14 @@ impl FusedModel {
         self.inputs.iter().map(|c| c.name.clone()).collect()
     }
 
-    /// The fused score of one row (input values in [`FusedModel::inputs`] order).
+    /// The fused score of one row (input values in [`FusedModel::inputs`] order), shrunk toward
+    /// the best single input when the model was fitted so.
     pub fn predict(&self, row: &[f64]) -> f64 {
-        self.model.predict(row)
+        let fused = self.model.predict(row);
+        match &self.shrink {
+            Some(s) => s.predict(fused, row),
+            None => fused,
+        }
     }
 
     /// Reads a model file, refusing other kinds and models that cannot be applied.
@@ -291,6 +302,9 @@ impl FusedModel {
         };
         if let Some(shift) = &self.shift {
             shift.validate(n)?;
+        }
+        if let Some(shrink) = &self.shrink {
+            shrink.validate(n)?;
         }
         match &self.model {
             Model::Linear { scaler, linear, monotone } => {

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Args;
 use ragjudge_artifacts::{check_not_input, Provenance};
 use ragjudge_fusion::job::{FitSettings, FitSummary, ModelName};
+use ragjudge_fusion::shrink::ShrinkSetting;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -38,6 +39,10 @@ pub struct FitArgs {
     /// squares), for inputs oriented so that higher is better.
     #[arg(long)]
     pub monotone: bool,
+    /// Shrink the fused score toward the best single input (by training Spearman):
+    /// `LAMBDA fused + (1 - LAMBDA) input`; `auto` chooses LAMBDA by inner cross-validation.
+    #[arg(long, value_name = "auto|LAMBDA", value_parser = parse_shrink)]
+    pub shrink: Option<ShrinkSetting>,
     /// Write the fitted model to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub save: PathBuf,
@@ -69,8 +74,13 @@ impl FitArgs {
             binarize: self.binarize,
             folds: self.folds,
             monotone: self.monotone,
+            shrink: self.shrink,
         }
     }
+}
+
+fn parse_shrink(s: &str) -> Result<ShrinkSetting, String> {
+    s.parse().map_err(|e: ragjudge_fusion::FusionError| e.to_string())
 }
 
 /// Runs `ragjudge fuse fit`.
