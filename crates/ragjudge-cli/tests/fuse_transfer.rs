@@ -181,7 +181,7 @@ fn a_monotone_fit_keeps_every_weight_non_negative() {
 }
 
 #[test]
-fn a_shrunk_model_mixes_its_score_with_the_best_single_inputs_line() {
+fn a_shrunk_model_mixes_its_standardised_score_with_the_best_single_input() {
     let dir = tempfile::tempdir().unwrap();
     let (scores, labels, rows) = scored(dir.path());
     let oracle: Vec<&HashMap<String, String>> = rows.iter().filter(|r| r["system"] == "oracle").collect();
@@ -205,31 +205,39 @@ fn a_shrunk_model_mixes_its_score_with_the_best_single_inputs_line() {
     };
     let spearman = |c: &str| pearson(&rank(&oracle.iter().map(|r| num(r, c)).collect::<Vec<_>>()), &rank(&y));
     assert!(spearman(col) >= spearman(["ciu", "bleu"][1 - best]), "{col}");
-    // Least squares is exact here (fused = label), and the single input's line is its
-    // one-input least-squares fit: ybar + cov(x, y) / var(x) (x - xbar).
+    // Least squares is exact here (fused = label on the training rows), so by hand the score is
+    // ybar + sd(y) (0.25 (y - ybar) / sd(y) + 0.75 (x - xbar) / sd(x)), population deviations.
+    let mean_sd = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (m, (v.iter().map(|a| (a - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt())
+    };
     let x: Vec<f64> = oracle.iter().map(|r| num(r, col)).collect();
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let slope = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum::<f64>()
-        / x.iter().map(|a| (a - mx).powi(2)).sum::<f64>();
-    let applied = dir.path().join("applied.csv").display().to_string();
-    stdout(&ragjudge(&["fuse", "apply", &model, "--scores", &scores, "-o", &applied]));
-    let got: HashMap<String, f64> = csv::Reader::from_path(&applied)
-        .unwrap()
-        .deserialize::<HashMap<String, String>>()
-        .map(|r| r.unwrap())
-        .filter(|r| r["system"] == "oracle")
-        .map(|r| (r["id"].clone(), r["fused"].parse().unwrap()))
-        .collect();
-    for ((r, yi), xi) in oracle.iter().zip(&y).zip(&x) {
-        let want = 0.25 * yi + 0.75 * (my + slope * (xi - mx));
-        assert!((got[&r["id"]] - want).abs() < 1e-9, "{}: {} vs {want}", r["id"], got[&r["id"]]);
-    }
-    // auto: least squares is exact out of fold too, so the stacking weight is 1 (crate::shrink).
+    let ((mx, sx), (my, sy)) = (mean_sd(&x), mean_sd(&y));
+    let applied_by_id = |model: &str| -> HashMap<String, f64> {
+        let applied = dir.path().join("applied.csv").display().to_string();
+        stdout(&ragjudge(&["fuse", "apply", model, "--scores", &scores, "-o", &applied]));
+        csv::Reader::from_path(&applied)
+            .unwrap()
+            .deserialize::<HashMap<String, String>>()
+            .map(|r| r.unwrap())
+            .filter(|r| r["system"] == "oracle")
+            .map(|r| (r["id"].clone(), r["fused"].parse().unwrap()))
+            .collect()
+    };
+    let check = |got: &HashMap<String, f64>, lambda: f64| {
+        for ((r, yi), xi) in oracle.iter().zip(&y).zip(&x) {
+            let want = my + sy * (lambda * (yi - my) / sy + (1.0 - lambda) * (xi - mx) / sx);
+            assert!((got[&r["id"]] - want).abs() < 1e-9, "{}: {} vs {want}", r["id"], got[&r["id"]]);
+        }
+    };
+    check(&applied_by_id(&model), 0.25);
+    // auto: the weight comes from the inner folds, on the grid 0, 0.05, ..., 1, and is used as above.
     let auto = fit(dir.path(), &scores, &labels, "auto.json", &["--model", "linear", "--shrink", "auto"]);
     let m: Value = serde_json::from_str(&std::fs::read_to_string(&auto).unwrap()).unwrap();
     assert_eq!(m["shrink"]["cross_validated"], true);
-    assert!((m["shrink"]["lambda"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{}", m["shrink"]);
+    let lambda = m["shrink"]["lambda"].as_f64().unwrap();
+    assert!((lambda * 20.0 - (lambda * 20.0).round()).abs() < 1e-12 && (0.0..=1.0).contains(&lambda), "{lambda}");
+    check(&applied_by_id(&auto), lambda);
     let bad = ragjudge(&[
         "fuse",
         "fit",

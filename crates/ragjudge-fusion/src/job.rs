@@ -204,7 +204,8 @@ impl FitSettings {
         }
         let mut model = FusedModel::fit(&data, &choice, definitions, label_file)?;
         if let Some(setting) = self.shrink {
-            model.shrink = Some(Shrink::fit(&data, &choice, setting, self.folds, self.seed)?);
+            let fused: Vec<f64> = data.x.iter().map(|r| model.model.predict(r)).collect();
+            model.shrink = Some(Shrink::fit(&data, &choice, &fused, setting, self.folds, self.seed)?);
         }
         let pred: Vec<f64> = data.x.iter().map(|r| model.predict(r)).collect();
         let gates: Vec<Vec<f64>> = data.x.iter().filter_map(|r| model.model.gate(r)).collect();
@@ -273,7 +274,7 @@ impl FitSummary {
         if let Some(s) = &self.shrink {
             let _ = writeln!(
                 out,
-                "shrunk toward `{}` (training Spearman {:.3}): score = {:.3} fused + {:.3} `{}`'s line ({})",
+                "shrunk toward `{}` (training Spearman {:.3}): score = {:.3} fused + {:.3} `{}`, both standardised ({})",
                 self.inputs[s.input],
                 s.training_spearman,
                 s.lambda,

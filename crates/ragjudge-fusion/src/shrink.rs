@@ -1,20 +1,21 @@
-//! Shrinkage of a fused score toward the best single input: `lambda fused + (1 - lambda) single`,
-//! where `single` is the input with the highest Spearman correlation with the label on the
-//! training rows, entered as its own one-input least-squares line on the standardised input with
-//! a slope >= 0 (so both terms are in label units and the single term ranks rows as the input
-//! does). A fused model that does not transfer then falls back toward a metric that does at least
-//! what it alone does (CIU §3.3 fuses metrics because each alone is weak; §6 shows single metrics
-//! can still beat learned fusions on some sets).
+//! Shrinkage of a fused score toward the best single input: with both standardised on the
+//! training rows, `lambda z(fused) + (1 - lambda) z(single)`, where `single` is the input with
+//! the highest Spearman correlation with the label on the training rows, taken as it is (inputs
+//! are oriented so that higher is better), and the result put back on the label's scale
+//! (`mean + sd` of the training labels; a score, not a calibrated prediction). A fused model that
+//! does not transfer then falls back toward one metric (CIU §3.3 fuses metrics because each alone
+//! is weak; on a new data set the learned weights may be what fails).
 //!
 //! `lambda` is given, or chosen by inner cross-validation on the training rows: the rows are
-//! shuffled (seeded) into k folds; on each fold's training part the fused model is refitted and
-//! the best single input chosen and fitted again, and both predict the held-out part; `lambda` is
-//! then the least-squares weight of the convex combination of the out-of-fold predictions,
-//! `clip(sum (y - s)(f - s) / sum (f - s)^2, 0, 1)` (stacked regression with non-negative weights
-//! summing to 1, Breiman 1996, *Stacked regressions*, Machine Learning 24).
+//! shuffled (seeded) into k folds; on each fold's training part the fused model is refitted, the
+//! best single input chosen again and both standardised there, and both predict the held-out
+//! part; `lambda` is the value of the grid 0, 0.05, ..., 1 whose combination has the highest mean
+//! Spearman correlation with the held-out labels over the folds (the measure the fused score is
+//! judged by; per fold, as each fold standardises on its own training part), the smallest such
+//! value on ties: toward the single input. A combination that is constant on a fold is no score
+//! at all and ranks last. A fused score that is constant on the training rows standardises to 0.
 
 use crate::dataset::Dataset;
-use crate::linear::{Linear, Scaler};
 use crate::model::{Model, ModelChoice};
 use crate::FusionError;
 use rand::seq::SliceRandom;
@@ -59,7 +60,7 @@ impl Serialize for ShrinkSetting {
 /// A fitted shrinkage toward the best single input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shrink {
-    /// The weight of the fused score (1: the fused score alone, 0: the single input alone).
+    /// The weight of the standardised fused score (1: the fused score alone, 0: the input alone).
     pub lambda: f64,
     /// Whether `lambda` was chosen by inner cross-validation (else it was given).
     pub cross_validated: bool,
@@ -67,18 +68,50 @@ pub struct Shrink {
     pub input: usize,
     /// Its Spearman correlation with the label on the training rows.
     pub training_spearman: f64,
-    /// Its standardisation (one column).
-    pub scaler: Scaler,
-    /// Its line, slope >= 0, in label units.
-    pub line: Linear,
+    /// Mean and standard deviation of the fused score on the training rows (sd 0: constant).
+    pub fused: Standard,
+    /// Mean and standard deviation of the single input on the training rows.
+    pub single: Standard,
+    /// Mean and standard deviation of the training labels (the scale of the result).
+    pub label: Standard,
+}
+
+/// A mean and a population standard deviation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Standard {
+    /// The mean.
+    pub mean: f64,
+    /// The population standard deviation.
+    pub sd: f64,
+}
+
+impl Standard {
+    /// Of `v` (non-empty, finite).
+    pub fn of(v: &[f64]) -> Standard {
+        let n = v.len().max(1) as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let sd = (v.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / n).sqrt();
+        Standard { mean, sd }
+    }
+
+    /// `(v - mean) / sd`, 0 when sd is 0.
+    pub fn z(&self, v: f64) -> f64 {
+        if self.sd > 0.0 {
+            (v - self.mean) / self.sd
+        } else {
+            0.0
+        }
+    }
 }
 
 impl Shrink {
-    /// Fits the shrinkage of `choice` on `data` (the fused model itself is fitted by the caller);
-    /// `folds` and `seed` drive the inner cross-validation of `lambda` under [`ShrinkSetting::Auto`].
+    /// Fits the shrinkage of the model `choice` on `data`, given that model's scores on the
+    /// training rows (`fused`, fitted on all of `data` by the caller); `folds` and `seed` drive the
+    /// inner cross-validation of `lambda` under [`ShrinkSetting::Auto`].
     pub fn fit(
         data: &Dataset,
         choice: &ModelChoice,
+        fused: &[f64],
         setting: ShrinkSetting,
         folds: usize,
         seed: u64,
@@ -91,18 +124,21 @@ impl Shrink {
             ShrinkSetting::Auto => (cross_validate(data, choice, folds, seed)?, true),
         };
         let (input, training_spearman) = best_single(&data.x, &data.y)?;
-        let (scaler, line) = single_line(&data.x, &data.y, input)?;
-        Ok(Shrink { lambda, cross_validated, input, training_spearman, scaler, line })
+        Ok(Shrink {
+            lambda,
+            cross_validated,
+            input,
+            training_spearman,
+            fused: Standard::of(fused),
+            single: Standard::of(&data.column(input)),
+            label: Standard::of(&data.y),
+        })
     }
 
     /// The shrunk score of a row whose fused score is `fused`.
     pub fn predict(&self, fused: f64, row: &[f64]) -> f64 {
-        self.lambda * fused + (1.0 - self.lambda) * self.single(row)
-    }
-
-    /// The single input's term alone (its line), in label units.
-    pub fn single(&self, row: &[f64]) -> f64 {
-        self.line.predict(&self.scaler.transform(&[row[self.input]]))
+        let z = mix(self.lambda, self.fused.z(fused), self.single.z(row[self.input]));
+        self.label.mean + self.label.sd * z
     }
 
     /// Checks the numbers against a model of `n_inputs` inputs.
@@ -113,48 +149,40 @@ impl Shrink {
         if !(0.0..=1.0).contains(&self.lambda) {
             return Err(format!("shrinkage weight {} is not in [0, 1]", self.lambda));
         }
-        let ok = self.scaler.mean.len() == 1
-            && self.scaler.sd.first().is_some_and(|s| s.is_finite() && *s > 0.0)
-            && self.scaler.mean[0].is_finite()
-            && self.line.coef.len() == 1
-            && self.line.coef[0] >= 0.0
-            && self.line.coef.iter().chain([&self.line.intercept]).all(|v| v.is_finite());
-        if ok {
+        let finite = [self.fused, self.single, self.label].iter().all(|s| s.mean.is_finite() && s.sd.is_finite());
+        if finite && self.single.sd > 0.0 && self.fused.sd >= 0.0 && self.label.sd >= 0.0 {
             Ok(())
         } else {
-            Err("the shrinkage's single-input line is malformed".into())
+            Err("the shrinkage's means and deviations are malformed".into())
         }
     }
 }
 
+fn mix(lambda: f64, fused: f64, single: f64) -> f64 {
+    lambda * fused + (1.0 - lambda) * single
+}
+
 /// The input with the highest Spearman correlation with `y` (ties: the first), and that
-/// correlation; an input whose correlation is undefined (constant) counts as 0.
+/// correlation. An input whose correlation is undefined (constant on these rows) carries no
+/// evidence and is passed over; an error when every input is.
 pub fn best_single(x: &[Vec<f64>], y: &[f64]) -> Result<(usize, f64), FusionError> {
     let m = crate::linear::check_rows(x)?;
-    let mut best = (0, f64::NEG_INFINITY);
+    let mut best: Option<(usize, f64)> = None;
     for j in 0..m {
         let col: Vec<f64> = x.iter().map(|r| r[j]).collect();
         let rho = ragjudge_stats::correlation::spearman(&col, y)
             .map_err(|e| FusionError::Data(e.to_string()))?
             .coefficient
-            .filter(|v| v.is_finite())
-            .unwrap_or(0.0);
-        if rho > best.1 {
-            best = (j, rho);
+            .filter(|v| v.is_finite());
+        if let Some(rho) = rho.filter(|r| best.is_none_or(|(_, b)| *r > b)) {
+            best = Some((j, rho));
         }
     }
-    Ok(best)
+    best.ok_or_else(|| FusionError::Data("no input varies together with the label on the training rows".into()))
 }
 
-/// Input `j`'s standardisation and its one-input least-squares line with slope >= 0.
-fn single_line(x: &[Vec<f64>], y: &[f64], j: usize) -> Result<(Scaler, Linear), FusionError> {
-    let col: Vec<Vec<f64>> = x.iter().map(|r| vec![r[j]]).collect();
-    let scaler = Scaler::fit(&col)?;
-    let line = Linear::fit_monotone(&scaler.transform_all(&col), y)?;
-    Ok((scaler, line))
-}
-
-/// `lambda` from the out-of-fold predictions of the fused model and of the best single input.
+/// `lambda` from the pooled out-of-fold standardised scores of the fused model and of the best
+/// single input (module docs).
 fn cross_validate(data: &Dataset, choice: &ModelChoice, folds: usize, seed: u64) -> Result<f64, FusionError> {
     let n = data.y.len();
     if folds < 2 || n < 2 * folds {
@@ -165,7 +193,7 @@ fn cross_validate(data: &Dataset, choice: &ModelChoice, folds: usize, seed: u64)
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    let (mut fused, mut single, mut truth) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut out = Vec::with_capacity(folds);
     for fold in 0..folds {
         let test: Vec<usize> = order.iter().copied().skip(fold).step_by(folds).collect();
         let train: Vec<usize> = order.iter().copied().filter(|i| !test.contains(i)).collect();
@@ -173,33 +201,50 @@ fn cross_validate(data: &Dataset, choice: &ModelChoice, folds: usize, seed: u64)
         if tr.y.iter().all(|&v| v == tr.y[0]) {
             continue;
         }
+        let Ok((j, _)) = best_single(&tr.x, &tr.y) else { continue };
         let model = Model::fit(&tr, choice)?;
-        let (j, _) = best_single(&tr.x, &tr.y)?;
-        let (scaler, line) = single_line(&tr.x, &tr.y, j)?;
-        for (row, &y) in te.x.iter().zip(&te.y) {
-            fused.push(model.predict(row));
-            single.push(line.predict(&scaler.transform(&[row[j]])));
-            truth.push(y);
-        }
+        let f = Standard::of(&tr.x.iter().map(|r| model.predict(r)).collect::<Vec<_>>());
+        let s = Standard::of(&tr.column(j));
+        out.push(HeldOut {
+            fused: te.x.iter().map(|r| f.z(model.predict(r))).collect(),
+            single: te.x.iter().map(|r| s.z(r[j])).collect(),
+            y: te.y,
+        });
     }
-    Ok(stacking_weight(&fused, &single, &truth))
+    Ok(choose_lambda(&out))
 }
 
-/// The least-squares weight of `f` in `w f + (1 - w) s` for `y`, clipped to [0, 1] (0 when `f`
-/// and `s` agree everywhere, up to rounding: within 1e-12 of the label's own spread).
-pub fn stacking_weight(f: &[f64], s: &[f64], y: &[f64]) -> f64 {
-    let (mut num, mut den) = (0.0, 0.0);
-    for ((f, s), y) in f.iter().zip(s).zip(y) {
-        num += (y - s) * (f - s);
-        den += (f - s) * (f - s);
+/// One inner fold's held-out rows: the standardised fused and single scores, and the labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeldOut {
+    /// The fused model's standardised scores.
+    pub fused: Vec<f64>,
+    /// The single input's standardised values.
+    pub single: Vec<f64>,
+    /// The labels.
+    pub y: Vec<f64>,
+}
+
+/// The grid value 0, 0.05, ..., 1 whose `lambda fused + (1 - lambda) single` has the highest
+/// mean Spearman correlation with the labels over `folds` (undefined on any fold: ranks last),
+/// the smallest on ties.
+pub fn choose_lambda(folds: &[HeldOut]) -> f64 {
+    let mut best = (0.0, f64::NEG_INFINITY);
+    for k in 0..=20 {
+        let lambda = f64::from(k) / 20.0;
+        let mut total = 0.0;
+        for h in folds {
+            let mixed: Vec<f64> = h.fused.iter().zip(&h.single).map(|(f, s)| mix(lambda, *f, *s)).collect();
+            let rho = ragjudge_stats::correlation::spearman(&mixed, &h.y).ok().and_then(|c| c.coefficient);
+            total += rho.filter(|v| v.is_finite()).unwrap_or(f64::NEG_INFINITY);
+        }
+        let mean = total / folds.len().max(1) as f64;
+        // A difference within rounding is a tie.
+        if mean > best.1 + 1e-12 {
+            best = (lambda, mean);
+        }
     }
-    let mean = y.iter().sum::<f64>() / y.len().max(1) as f64;
-    let spread: f64 = y.iter().map(|v| (v - mean) * (v - mean)).sum();
-    if den > 1e-12 * spread.max(f64::MIN_POSITIVE) {
-        (num / den).clamp(0.0, 1.0)
-    } else {
-        0.0
-    }
+    best.0
 }
 
 #[cfg(test)]
@@ -207,59 +252,69 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_stacking_weight_by_hand() {
-        // By hand: f = (1, 2, 3), s = (0, 0, 0), y = (0.5, 1, 1.5): y = 0.5 f, so w = 0.5.
-        assert!((stacking_weight(&[1.0, 2.0, 3.0], &[0.0; 3], &[0.5, 1.0, 1.5]) - 0.5).abs() < 1e-12);
-        // y = s: w = 0; y beyond f: w clipped to 1; f = s: 0.
-        assert_eq!(stacking_weight(&[1.0, 2.0], &[0.0, 1.0], &[0.0, 1.0]), 0.0);
-        assert_eq!(stacking_weight(&[1.0, 2.0], &[0.0, 0.0], &[3.0, 6.0]), 1.0);
-        assert_eq!(stacking_weight(&[1.0, 2.0], &[1.0, 2.0], &[3.0, 6.0]), 0.0);
+    fn lambda_by_hand() {
+        // s = -f: the mix is (2 lambda - 1) f, whose Spearman with y = f is +1 for lambda > 0.5,
+        // undefined at 0.5 and -1 below: the smallest grid value above 0.5 is 0.55.
+        let f = vec![1.0, 2.0, 3.0, 4.0];
+        let s = vec![-1.0, -2.0, -3.0, -4.0];
+        let fold = HeldOut { fused: f.clone(), single: s, y: f.clone() };
+        assert_eq!(choose_lambda(std::slice::from_ref(&fold)), 0.55);
+        // A constant fused score: every lambda < 1 ranks as the single input, even against the
+        // labels (Spearman -0.4 here); lambda 1 is constant, no score at all: 0.
+        let flat = HeldOut { fused: vec![0.0; 4], single: f.clone(), y: vec![4.0, 1.0, 3.0, 2.0] };
+        assert_eq!(choose_lambda(std::slice::from_ref(&flat)), 0.0);
+        // Over two folds the mean counts: fold one as above (+1 above 0.5, -1 below), fold two the
+        // single input exact (Spearman 1 for every lambda < 1, undefined at 1): lambda 0.55 to
+        // 0.95 give a mean of 1, below 0.5 a mean of 0, and 1 ranks last; the smallest best is 0.55.
+        let exact = HeldOut { fused: vec![0.0; 4], single: f.clone(), y: f };
+        assert_eq!(choose_lambda(&[fold, exact]), 0.55);
     }
 
     #[test]
     fn the_best_single_input_is_the_one_ranking_the_label_best() {
-        // Column 1 ranks y exactly (Spearman 1), column 0 reverses it (-1), column 2 is constant (0).
+        // Column 1 ranks y exactly (Spearman 1), column 0 reverses it (-1), column 2 is constant.
         let x = vec![vec![3.0, 1.0, 5.0], vec![2.0, 2.0, 5.0], vec![1.0, 3.0, 5.0]];
         let (j, rho) = best_single(&x, &[10.0, 20.0, 30.0]).unwrap();
         assert_eq!(j, 1);
         assert!((rho - 1.0).abs() < 1e-12);
+        // Without column 1, the reversed column -1 beats the constant one, which is passed over.
+        let x: Vec<Vec<f64>> = x.iter().map(|r| vec![r[2], r[0]]).collect();
+        let (j, rho) = best_single(&x, &[10.0, 20.0, 30.0]).unwrap();
+        assert!(j == 1 && (rho + 1.0).abs() < 1e-12, "{j} {rho}");
+        let flat: Vec<Vec<f64>> = x.iter().map(|r| vec![r[0]]).collect();
+        assert!(best_single(&flat, &[10.0, 20.0, 30.0]).is_err());
     }
 
     #[test]
-    fn a_given_lambda_mixes_the_fused_score_with_the_single_inputs_line() {
-        // y = 2 b exactly, b = 0..4 (mean 2, population sd sqrt 2); the line on standardised b is
-        // y = 4 + 2 sqrt(2) z, i.e. 2 b. With lambda 0.25 and a fused score of 10 at b = 3:
-        // 0.25 * 10 + 0.75 * 6 = 7.
-        let x: Vec<Vec<f64>> = (0..5).map(|i| vec![f64::from(4 - i), f64::from(i)]).collect();
+    fn a_given_lambda_mixes_the_standardised_scores_on_the_labels_scale() {
+        // b = 0..4 (mean 2, sd sqrt 2), y = 2 b (mean 4, sd 2 sqrt 2); say the fused score on the
+        // training rows was 10, 10, 10, 10, 20 (mean 12, sd 4). A row with b = 3 and fused 16:
+        // z_f = 1, z_b = 1 / sqrt 2; lambda 0.25: 0.25 + 0.75 / sqrt 2 = 0.780330;
+        // 4 + 2 sqrt 2 * 0.780330 = 6.207107.
+        let x: Vec<Vec<f64>> = (0..5).map(|i| vec![1.0 + f64::from(i % 2), f64::from(i)]).collect();
         let y: Vec<f64> = x.iter().map(|r| 2.0 * r[1]).collect();
         let data = Dataset::from_rows(vec!["a".into(), "b".into()], "y".into(), x, y).unwrap();
-        let s =
-            Shrink::fit(&data, &ModelChoice::Linear { monotone: false }, ShrinkSetting::Lambda(0.25), 5, 0).unwrap();
+        let fused = [10.0, 10.0, 10.0, 10.0, 20.0];
+        let choice = ModelChoice::Linear { monotone: false };
+        let s = Shrink::fit(&data, &choice, &fused, ShrinkSetting::Lambda(0.25), 5, 0).unwrap();
         assert_eq!((s.input, s.cross_validated), (1, false));
-        assert!((s.predict(10.0, &[1.0, 3.0]) - 7.0).abs() < 1e-9, "{s:?}");
+        assert!((s.predict(16.0, &[0.0, 3.0]) - 6.207_107).abs() < 1e-6, "{s:?}");
         assert!(s.validate(2).is_ok() && s.validate(1).is_err());
     }
 
     #[test]
-    fn auto_gives_the_fused_score_where_it_is_exact_and_the_single_input_where_that_is() {
-        // y = a + b with a and b unrelated: least squares on both is exact out of fold (f = y), so
-        // by hand the stacking weight is sum (y - s)^2 / sum (y - s)^2 = 1 whatever single input s is.
+    fn auto_takes_the_single_input_where_it_is_exact() {
+        // y = 2 b: out of fold the single input ranks y exactly (Spearman 1 at lambda 0), so the
+        // smallest lambda reaching 1, 0, is chosen whatever MoE's binned score does.
         let n = 40;
-        let x: Vec<Vec<f64>> = (0..n).map(|i| vec![f64::from(i), f64::from(i * 17 % 13)]).collect();
-        let y: Vec<f64> = x.iter().map(|r| r[0] + r[1]).collect();
-        let data = Dataset::from_rows(vec!["a".into(), "b".into()], "y".into(), x, y).unwrap();
-        let s = Shrink::fit(&data, &ModelChoice::Linear { monotone: false }, ShrinkSetting::Auto, 5, 0).unwrap();
-        assert!(s.cross_validated);
-        assert!((s.lambda - 1.0).abs() < 1e-9, "{s:?}");
-        // y = 2 b: the single input's line is exact out of fold (s = y), MoE's binned score is
-        // not, so the weight is 0 / sum (f - y)^2 = 0.
         let x: Vec<Vec<f64>> = (0..n).map(|i| vec![f64::from(i * 17 % 13), f64::from(i)]).collect();
         let y: Vec<f64> = x.iter().map(|r| 2.0 * r[1]).collect();
         let data = Dataset::from_rows(vec!["a".into(), "b".into()], "y".into(), x, y).unwrap();
         let moe = crate::moe::MoeParams { epochs: 3, ..crate::moe::MoeParams::default() };
-        let s = Shrink::fit(&data, &ModelChoice::Moe(moe), ShrinkSetting::Auto, 5, 0).unwrap();
-        assert_eq!(s.input, 1);
-        assert!(s.lambda.abs() < 1e-9, "{s:?}");
+        let choice = ModelChoice::Moe(moe);
+        let fused: Vec<f64> = data.y.clone();
+        let s = Shrink::fit(&data, &choice, &fused, ShrinkSetting::Auto, 5, 0).unwrap();
+        assert_eq!((s.input, s.lambda, s.cross_validated), (1, 0.0, true));
         assert!(ShrinkSetting::from_str("2").is_err() && ShrinkSetting::from_str("auto").is_ok());
         assert_eq!(ShrinkSetting::from_str("0.5").unwrap(), ShrinkSetting::Lambda(0.5));
     }
