@@ -255,3 +255,118 @@ fn a_shrunk_model_mixes_its_standardised_score_with_the_best_single_input() {
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("shrink must be `auto` or a number in [0, 1], got `2`"), "{}", stderr(&bad));
 }
+
+/// Spearman's rho by hand: Pearson's r on average ranks.
+fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let rank = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .map(|x| {
+                v.iter().filter(|y| *y < x).count() as f64 + 0.5 * (v.iter().filter(|y| *y == x).count() as f64 + 1.0)
+            })
+            .collect()
+    };
+    let (ra, rb) = (rank(a), rank(b));
+    let n = a.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    cov / (ra.iter().map(|x| (x - ma).powi(2)).sum::<f64>() * rb.iter().map(|y| (y - mb).powi(2)).sum::<f64>()).sqrt()
+}
+
+#[test]
+fn the_transfer_study_holds_out_each_group_and_reports_the_shift_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let (scores, _, rows) = scored(dir.path());
+    // Labels for every row: 1 + 2 ciu + 3 bleu.
+    let mut labels = String::from("id,system,rating\n");
+    for r in &rows {
+        labels.push_str(&format!("{},{},{}\n", r["id"], r["system"], 1.0 + 2.0 * num(r, "ciu") + 3.0 * num(r, "bleu")));
+    }
+    let labels = write(dir.path(), "labels.csv", labels);
+    let out = dir.path().join("study").display().to_string();
+    let s = ragjudge(&[
+        "fuse",
+        "study",
+        "--transfer",
+        "--group-by",
+        "system",
+        "--scores",
+        &scores,
+        "--labels",
+        &labels,
+        "--label-col",
+        "rating",
+        "--inputs",
+        "ciu,bleu,chrf",
+        "-o",
+        &out,
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&s)).unwrap();
+    let splits = v["splits"].as_array().unwrap();
+    let held: Vec<&str> = splits.iter().map(|s| s["held_out"].as_str().unwrap()).collect();
+    assert_eq!(held, ["oracle", "partial", "abstain", "wrong"]);
+    for s in splits {
+        assert_eq!((s["train_rows"].as_u64(), s["test_rows"].as_u64()), (Some(93), Some(31)), "{s}");
+        // Each input alone on the held-out system, against a Spearman computed here.
+        let test: Vec<&HashMap<String, String>> = rows.iter().filter(|r| r["system"] == s["held_out"]).collect();
+        let y: Vec<f64> = test.iter().map(|r| 1.0 + 2.0 * num(r, "ciu") + 3.0 * num(r, "bleu")).collect();
+        for col in ["ciu", "bleu", "chrf"] {
+            let x: Vec<f64> = test.iter().map(|r| num(r, col)).collect();
+            let got = s["scores"].as_array().unwrap().iter().find(|m| m["method"] == col).unwrap();
+            assert!((got["spearman"].as_f64().unwrap() - spearman(&x, &y)).abs() < 1e-12, "{col}: {got}");
+        }
+        // The labels are an exact plane in ciu and bleu: least squares ranks every group perfectly.
+        let lin = s["scores"].as_array().unwrap().iter().find(|m| m["method"] == "Linear").unwrap();
+        assert!((lin["spearman"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{lin}");
+        assert!(s["shift"]["inputs"].as_array().unwrap().len() == 3 && s["shift"]["warned"].is_boolean());
+    }
+    for f in ["transfer.csv", "transfer.md", "transfer.json"] {
+        assert!(Path::new(&out).join(f).exists(), "{f}");
+    }
+    let md = std::fs::read_to_string(Path::new(&out).join("transfer.md")).unwrap();
+    assert!(md.contains("| Linear monotone + shrink |") && md.contains("| shift warning |"), "{md}");
+
+    // Two score files: the oracle's rows and the wrong answers' rows, each held out once.
+    let root = repo_root();
+    let one = |name: &str| {
+        let path = dir.path().join(format!("{name}.csv")).display().to_string();
+        let run = root.join(format!("examples/runs/{name}.jsonl")).display().to_string();
+        stdout(&ragjudge(&["score", "--metrics", "lexical,ciu", "-o", &path, "--input", &run]));
+        path
+    };
+    let (oracle, wrong) = (one("oracle"), one("wrong"));
+    let s = ragjudge(&[
+        "fuse",
+        "study",
+        "--transfer",
+        "--scores",
+        &oracle,
+        "--transfer-test",
+        &wrong,
+        "--labels",
+        &labels,
+        "--label-col",
+        "rating",
+        "--inputs",
+        "ciu,bleu",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&s)).unwrap();
+    let held: Vec<&str> = v["splits"].as_array().unwrap().iter().map(|s| s["held_out"].as_str().unwrap()).collect();
+    assert_eq!(held, [oracle.as_str(), wrong.as_str()]);
+
+    let bad = |extra: &[&str]| {
+        let mut args = vec!["fuse", "study", "--transfer", "--scores", &scores, "--labels", &labels];
+        args.extend(extra);
+        ragjudge(&args)
+    };
+    assert_one_line_error(&bad(&["--label-col", "rating"]), "--transfer needs --group-by COL or --transfer-test FILE");
+    assert_one_line_error(
+        &bad(&["--label-col", "rating,rating", "--group-by", "system"]),
+        "--transfer takes one --label-col, got rating,rating",
+    );
+    assert_one_line_error(
+        &bad(&["--label-col", "rating", "--inputs", "ciu", "--group-by", "nope"]),
+        "labels.csv: missing column `nope`",
+    );
+}

@@ -23,5 +23,6 @@ pub mod shift;
 pub mod shrink;
 pub mod study;
 pub mod svr;
+pub mod transfer;
 
 pub use error::FusionError;

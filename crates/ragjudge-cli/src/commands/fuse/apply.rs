@@ -1,12 +1,11 @@
 //! `ragjudge fuse apply`: a saved model over a score file (`FusedModel::apply_file`), with the
 //! shift check of the scored inputs against the model's training rows (`ragjudge_fusion::shift`).
 
-use super::{definitions_of, write};
+use super::{definitions_of, write, ShiftArgs};
 use anyhow::Result;
 use clap::Args;
 use ragjudge_fusion::job::ApplySummary;
 use ragjudge_fusion::model::FusedModel;
-use ragjudge_fusion::shift::ShiftSettings;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -22,23 +21,12 @@ pub struct ApplyArgs {
     /// Output CSV: the key columns, `fused`, and for MoE-CIU the gate weight of each input; stdout when absent.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Shift check: warn when an input's population stability index over the model's training
-    /// deciles exceeds this (raised for few rows, see docs/fusion.md).
-    #[arg(long, value_name = "PSI", default_value_t = ShiftSettings::default().psi)]
-    pub shift_threshold: f64,
-    /// Shift check: warn when more than this share of rows lies outside an input's training range.
-    #[arg(long, value_name = "SHARE", default_value_t = ShiftSettings::default().outside)]
-    pub outside_threshold: f64,
+    /// When the shift check warns.
+    #[command(flatten)]
+    pub shift: ShiftArgs,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-impl ApplyArgs {
-    /// The library's shift settings.
-    pub(crate) fn shift(&self) -> ShiftSettings {
-        ShiftSettings { psi: self.shift_threshold, outside: self.outside_threshold }
-    }
 }
 
 /// What `--json` prints: the summary and where the scores went.
@@ -54,7 +42,7 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
     if let Some(out) = &args.output {
         ragjudge_artifacts::check_not_input(out, &[&args.scores, &args.model])?;
     }
-    let shift = args.shift();
+    let shift = args.shift.settings();
     shift.validate()?;
     let model = FusedModel::load(&args.model)?;
     let source = format!("{}", args.scores.display());

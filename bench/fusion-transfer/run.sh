@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fusion across data sets: `fuse study --transfer` on two human-rated sets, lexical inputs only.
+#  - rag-pairs-dev: per question the score difference model2 - model1 of each input against the
+#    mean human `overall` preference, each of the 10 domains (`meta.dataset`) held out once;
+#  - usr-topical-chat: the responses whose knowledge fact is `_nofact` against the others, fitted on
+#    one and tested on the other, both directions; label `overall`.
+# Inputs: bleu, meteor, rougeL_f, ciu, token_f1, chrf (as bench/fusion). Tables go to
+# bench/out/fusion-transfer/{rag-pairs,topical-chat}/transfer.{md,csv,json}.
+# Usage: bash bench/fusion-transfer/run.sh [SHARED_DATA_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data="${1:-../shared/data}"
+out=bench/out/fusion-transfer
+inputs=bleu,meteor,rougeL_f,ciu,token_f1,chrf
+mkdir -p "$out/rag-pairs" "$out/topical-chat"
+cargo build --release -q -p ragjudge-cli
+bin="${CARGO_TARGET_DIR:-target}/release/ragjudge"
+
+rp="$data/rag-pairs-dev"
+for m in model1 model2; do
+    "$bin" score -i "$rp/$m.jsonl" --metrics lexical,ciu -o "$out/rag-pairs/$m.csv" > /dev/null
+done
+python3 bench/fusion-transfer/prepare.py rag-pairs "$rp" "$out/rag-pairs/model1.csv" "$out/rag-pairs/model2.csv" \
+    "$inputs" "$out/rag-pairs/diff.csv"
+"$bin" fuse study --transfer --scores "$out/rag-pairs/diff.csv" --labels "$rp/human.csv" --label-col overall \
+    --inputs "$inputs" --group-by dataset -o "$out/rag-pairs"
+
+tc="$data/usr-topical-chat"
+"$bin" score -i "$tc/records.jsonl" --metrics lexical,ciu -o "$out/topical-chat/scores.csv" > /dev/null
+python3 bench/fusion-transfer/prepare.py topical-chat "$tc" "$out/topical-chat/scores.csv" \
+    "$out/topical-chat/fact.csv" "$out/topical-chat/nofact.csv"
+"$bin" fuse study --transfer --scores "$out/topical-chat/fact.csv" --transfer-test "$out/topical-chat/nofact.csv" \
+    --labels "$tc/ratings.csv" --label-col overall --inputs "$inputs" -o "$out/topical-chat"
