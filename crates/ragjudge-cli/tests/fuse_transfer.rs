@@ -353,7 +353,7 @@ fn the_transfer_study_holds_out_each_group_and_reports_the_shift_check() {
     ]);
     let v: Value = serde_json::from_str(&stdout(&s)).unwrap();
     let held: Vec<&str> = v["splits"].as_array().unwrap().iter().map(|s| s["held_out"].as_str().unwrap()).collect();
-    assert_eq!(held, [oracle.as_str(), wrong.as_str()]);
+    assert_eq!(held, ["oracle", "wrong"], "each file's group is its stem");
 
     let bad = |extra: &[&str]| {
         let mut args = vec!["fuse", "study", "--transfer", "--scores", &scores, "--labels", &labels];

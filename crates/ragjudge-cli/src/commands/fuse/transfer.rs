@@ -57,7 +57,12 @@ pub fn run_transfer(args: &StudyArgs) -> Result<()> {
         (data, groups, format!("groups by `{col}`"), joined)
     } else if let Some(test) = &t.transfer_test {
         let labels = t.transfer_test_labels.as_ref().unwrap_or(&args.data.labels);
-        let (a, b) = (args.data.scores.display().to_string(), test.display().to_string());
+        // Each file's group is its stem (its path when the stems are the same).
+        let stem = |p: &PathBuf| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let (a, b) = match (stem(&args.data.scores), stem(test)) {
+            (x, y) if x != y && !x.is_empty() && !y.is_empty() => (x, y),
+            _ => (args.data.scores.display().to_string(), test.display().to_string()),
+        };
         let inputs = args.data.inputs();
         check_same_definitions(&inputs, &a, &definitions_of(&args.data.scores)?, &b, &definitions_of(test)?)?;
         let data = args.data.load(label, &keys)?;
