@@ -706,9 +706,13 @@ def fuse(
     epochs: Optional[int] = None,
     binarize: Optional[float] = None,
     folds: int = 5,
+    monotone: bool = False,
+    shrink: Optional[Union[str, float]] = None,
 ) -> FusionModel:
     """Fits a fusion model of metric columns to human labels (``ragjudge fuse fit``): ``model`` is
-    ``moe`` (MoE-CIU), ``moe-concat``, ``svr`` or ``linear``; ``inputs`` default to the CIU
+    ``moe`` (MoE-CIU), ``moe-concat``, ``svr`` or ``linear`` (``monotone=True``: every weight >= 0,
+    ``--monotone``); ``shrink`` (``"auto"`` or a weight in [0, 1], ``--shrink``) mixes the fused
+    score with the best single input; ``inputs`` default to the CIU
     paper's six (``bleu, meteor, rougeL_f, ciu, ruber, bertscore_f``). The frames are joined on
     ``on`` (default ``id, system`` when both have ``system``, else ``id``) as the command line
     joins them: a repeated key or a labelled row with an empty input is an error, scored rows
@@ -731,8 +735,8 @@ def fuse(
         raise ValueError(f"no row of scores has a label on keys {','.join(keys)}")
     text, report = _native.fuse_fit(
         joined[cols].astype("float64").values.tolist(), joined[label_col].astype("float64").tolist(), cols,
-        label_col, model=model, seed=seed, epochs=epochs, binarize=binarize, folds=folds,
-        definitions=_definitions_json(scores),
+        label_col, model=model, seed=seed, epochs=epochs, binarize=binarize, folds=folds, monotone=monotone,
+        shrink=shrink, definitions=_definitions_json(scores),
         label_file=os.fspath(labels) if isinstance(labels, (str, os.PathLike)) else "DataFrame",
     )
     rep = json.loads(report)

@@ -1,6 +1,6 @@
 """Type stubs of ragjudge._native, the compiled engine bindings (see ragjudge/__init__.py)."""
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "RecordError",
@@ -131,6 +131,8 @@ def fuse_fit(
     epochs: Optional[int] = None,
     binarize: Optional[float] = None,
     folds: int = 5,
+    monotone: bool = False,
+    shrink: Optional[Union[str, float]] = None,
     definitions: Optional[str] = None,
     label_file: str = ...,
 ) -> Tuple[str, str]: ...

@@ -79,7 +79,10 @@ fn testgen() -> Value {
 
 fn fuse_fit() -> Value {
     let f = FitSettings::default();
-    json!({ "model": f.model.name(), "seed": f.seed, "epochs": f.epochs, "binarize": f.binarize, "folds": f.folds })
+    json!({
+        "model": f.model.name(), "seed": f.seed, "epochs": f.epochs, "binarize": f.binarize, "folds": f.folds,
+        "monotone": f.monotone, "shrink": f.shrink,
+    })
 }
 
 fn calibrate_fit() -> Value {

@@ -10,6 +10,7 @@ use ragjudge_artifacts::Provenance;
 use ragjudge_fusion::dataset::Dataset;
 use ragjudge_fusion::job::{FitSettings, ModelName};
 use ragjudge_fusion::model::FusedModel;
+use ragjudge_fusion::shrink::ShrinkSetting;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -30,14 +31,34 @@ pub fn read_definitions(path: &str) -> PyResult<Option<String>> {
     defs.map(|d| serde_json::to_string(&d.columns).map_err(value_error)).transpose()
 }
 
-/// Fits a fusion model (`model`: `moe`, `moe-concat`, `svr` or `linear`) of the score rows `x`
+/// `shrink=`: `"auto"` or a weight in [0, 1].
+#[derive(FromPyObject)]
+pub enum ShrinkArg {
+    /// A weight.
+    Lambda(f64),
+    /// `"auto"`.
+    Name(String),
+}
+
+impl ShrinkArg {
+    fn setting(&self) -> PyResult<ShrinkSetting> {
+        match self {
+            ShrinkArg::Lambda(v) => v.to_string().parse(),
+            ShrinkArg::Name(s) => s.parse(),
+        }
+        .map_err(value_error)
+    }
+}
+
+/// Fits a fusion model (`model`: `moe`, `moe-concat`, `svr` or `linear`; `monotone`: least
+/// squares with non-negative weights; `shrink`: toward the best single input) of the score rows `x`
 /// (one list per row, in `inputs` order) to the labels `y`, as `ragjudge fuse fit` does. Returns
 /// `(model_json, report_json)`; the report is the fit summary (model name, inputs, training
 /// Spearman, MoE-CIU's gate).
 #[pyfunction]
 #[pyo3(signature = (
     x, y, inputs, label_column, *, model="moe", seed=0, epochs=None, binarize=None, folds=5,
-    definitions=None, label_file=String::new()
+    monotone=false, shrink=None, definitions=None, label_file=String::new()
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn fuse_fit(
@@ -51,6 +72,8 @@ pub fn fuse_fit(
     epochs: Option<usize>,
     binarize: Option<f64>,
     folds: usize,
+    monotone: bool,
+    shrink: Option<ShrinkArg>,
     definitions: Option<String>,
     label_file: String,
 ) -> PyResult<(String, String)> {
@@ -60,6 +83,8 @@ pub fn fuse_fit(
         epochs,
         binarize,
         folds,
+        monotone,
+        shrink: shrink.map(|s| s.setting()).transpose()?,
     };
     let data = Dataset::from_rows(inputs, label_column, x, y).map_err(value_error)?;
     let defs = self::definitions(definitions.as_deref())?;
@@ -81,7 +106,8 @@ pub fn fuse_apply(
     definitions: Option<String>,
     source: String,
 ) -> PyResult<Py<PyDict>> {
-    let fitted = FusedModel::from_json("model", model).map_err(|e| value_error(format!("not a fusion model: {e}")))?.body;
+    let fitted =
+        FusedModel::from_json("model", model).map_err(|e| value_error(format!("not a fusion model: {e}")))?.body;
     fitted.check_definitions(&self::definitions(definitions.as_deref())?, &source).map_err(value_error)?;
     let width = fitted.inputs.len();
     if let Some(i) = x.iter().position(|r| r.len() != width) {

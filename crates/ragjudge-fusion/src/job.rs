@@ -1,11 +1,14 @@
 //! Fitting and applying a fusion model as library calls shared by the command line and the
 //! Python package (CIU paper, section 3.3): settings -> model choice, labels binarised when asked,
 //! the model fitted and returned as its file (artifact `fusion-model`) with provenance and a fit
-//! summary; a model applied to a score file gives the fused column and, for MoE-CIU, the gate.
+//! summary; a model applied to a score file gives the fused column, for MoE-CIU the gate, and the
+//! shift check of its inputs against the training rows ([`crate::shift`]).
 
 use crate::dataset::{Dataset, JoinCounts};
 use crate::model::{FusedModel, ModelChoice};
 use crate::moe::{MoeKind, MoeParams, Objective};
+use crate::shift::{ShiftReport, ShiftSettings};
+use crate::shrink::{Shrink, ShrinkSetting};
 use crate::svr::SvrGrid;
 use crate::FusionError;
 use ragjudge_artifacts::{to_json_bytes, write_artifact, Artifact, ArtifactError, Document, Provenance};
@@ -65,12 +68,17 @@ pub struct FitSettings {
     pub binarize: Option<f64>,
     /// Cross-validation folds of the SVR grid search.
     pub folds: usize,
+    /// Least squares only: every input's weight >= 0 (inputs oriented so that higher is better).
+    pub monotone: bool,
+    /// Shrink the fused score toward the best single input ([`crate::shrink`]); none: do not.
+    pub shrink: Option<ShrinkSetting>,
 }
 
 impl Default for FitSettings {
-    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds.
+    /// MoE-CIU, seed 0, its own epochs, labels as they are, 5 folds, weights unconstrained, no
+    /// shrinkage.
     fn default() -> Self {
-        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5 }
+        Self { model: ModelName::Moe, seed: 0, epochs: None, binarize: None, folds: 5, monotone: false, shrink: None }
     }
 }
 
@@ -100,6 +108,8 @@ pub struct FitSummary {
     pub training_spearman: Option<f64>,
     /// MoE-CIU's gate over the training rows.
     pub gate: Option<GateSummary>,
+    /// The shrinkage toward the best single input, if asked for.
+    pub shrink: Option<Shrink>,
     /// Inputs without a recorded definition (not checked when the model is applied).
     pub inputs_without_definition: Vec<String>,
 }
@@ -147,10 +157,16 @@ impl GateSummary {
 }
 
 impl FitSettings {
-    /// The model to fit; SVR needs at least two folds.
+    /// The model to fit; SVR needs at least two folds, and only least squares can be monotone.
     pub fn choice(&self) -> Result<ModelChoice, FusionError> {
+        if self.monotone && self.model != ModelName::Linear {
+            return Err(FusionError::Params(format!(
+                "monotone applies to the linear model (least squares) only, not {}",
+                self.model.name()
+            )));
+        }
         Ok(match self.model {
-            ModelName::Linear => ModelChoice::Linear,
+            ModelName::Linear => ModelChoice::Linear { monotone: self.monotone },
             ModelName::Svr if self.folds < 2 => {
                 return Err(FusionError::Params(format!("folds must be at least 2, got {}", self.folds)))
             }
@@ -186,7 +202,11 @@ impl FitSettings {
                 )));
             }
         }
-        let model = FusedModel::fit(&data, &choice, definitions, label_file)?;
+        let mut model = FusedModel::fit(&data, &choice, definitions, label_file)?;
+        if let Some(setting) = self.shrink {
+            let fused: Vec<f64> = data.x.iter().map(|r| model.model.predict(r)).collect();
+            model.shrink = Some(Shrink::fit(&data, &choice, &fused, setting, self.folds, self.seed)?);
+        }
         let pred: Vec<f64> = data.x.iter().map(|r| model.predict(r)).collect();
         let gates: Vec<Vec<f64>> = data.x.iter().filter_map(|r| model.model.gate(r)).collect();
         let summary = FitSummary {
@@ -197,6 +217,7 @@ impl FitSettings {
             join: data.counts,
             training_spearman: ragjudge_stats::correlation::spearman(&pred, &data.y).ok().and_then(|c| c.coefficient),
             gate: GateSummary::of(model.input_names(), &gates),
+            shrink: model.shrink.clone(),
             inputs_without_definition: model
                 .inputs
                 .iter()
@@ -250,6 +271,18 @@ impl FitSummary {
         if let Some(g) = &self.gate {
             let _ = writeln!(out, "{}", g.render());
         }
+        if let Some(s) = &self.shrink {
+            let _ = writeln!(
+                out,
+                "shrunk toward `{}` (training Spearman {:.3}): score = {:.3} fused + {:.3} `{}`, both standardised ({})",
+                self.inputs[s.input],
+                s.training_spearman,
+                s.lambda,
+                1.0 - s.lambda,
+                self.inputs[s.input],
+                if s.cross_validated { "weight by inner cross-validation" } else { "weight as given" }
+            );
+        }
         if !self.inputs_without_definition.is_empty() {
             let _ = writeln!(
                 out,
@@ -284,12 +317,29 @@ pub struct ApplySummary {
     pub model: String,
     /// MoE-CIU's gate over the scored rows.
     pub gate: Option<GateSummary>,
+    /// The scored rows' inputs against the training rows; none when the model file records no
+    /// training distribution (schema 1).
+    pub shift: Option<ShiftReport>,
+}
+
+impl ApplySummary {
+    /// The shift check as lines of text: a warning per input beyond its limits, a line saying none
+    /// is, or a note that the model file cannot be checked. `what` names the model.
+    pub fn render_shift(&self, what: &str) -> String {
+        match &self.shift {
+            Some(s) => s.render(what),
+            None => format!(
+                "note: {what} records no training distribution (written before fusion-model schema 2): the shift check is unavailable; refit to get it\n"
+            ),
+        }
+    }
 }
 
 impl FusedModel {
     /// The fused score of every row of the score file `scores` (keyed by `id`, and `system` when
-    /// it has one).
-    pub fn apply_file(&self, scores: &Path) -> Result<Applied, FusionError> {
+    /// it has one), with the shift check of the scored rows under `shift`.
+    pub fn apply_file(&self, scores: &Path, shift: &ShiftSettings) -> Result<Applied, FusionError> {
+        shift.validate()?;
         let inputs = self.input_names();
         let mut keys: Vec<&str> = vec!["id"];
         if has_column(scores, "system")? {
@@ -306,6 +356,7 @@ impl FusedModel {
         let mut out = csv::Writer::from_writer(Vec::new());
         out.write_record(&header)?;
         let (mut incomplete, mut gates) = (Vec::new(), Vec::new());
+        let mut tally = self.shift.as_ref().map(|r| r.tally());
         for i in 0..table.rows.len() {
             let mut row = Vec::with_capacity(inputs.len());
             for (j, col) in inputs.iter().enumerate() {
@@ -315,6 +366,9 @@ impl FusedModel {
             }
             let mut cells = table.key(i, keys.len());
             if row.len() == inputs.len() {
+                if let (Some(t), Some(r)) = (&mut tally, &self.shift) {
+                    t.add(r, &row);
+                }
                 cells.push(self.predict(&row).to_string());
                 if let Some(g) = self.model.gate(&row) {
                     cells.extend(g.iter().map(f64::to_string));
@@ -332,6 +386,7 @@ impl FusedModel {
             rows: table.rows.len(),
             incomplete_lines: incomplete,
             model: self.model.name().to_string(),
+            shift: tally.zip(self.shift.as_ref()).map(|(t, r)| t.report(r, &inputs, shift)),
             gate: GateSummary::of(inputs, &gates),
         };
         Ok(Applied { csv, summary })
@@ -360,7 +415,7 @@ mod tests {
         let x: Vec<Vec<f64>> = (0..8).map(|i| vec![f64::from(i) / 8.0]).collect();
         let y: Vec<f64> = x.iter().map(|r| 1.0 + 2.0 * r[0]).collect();
         let data = Dataset::from_rows(vec!["a".into()], "h".into(), x, y).unwrap();
-        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let settings = FitSettings { model: ModelName::Linear, ..FitSettings::default() };
         let prov = Provenance::with_command(vec!["ragjudge".into(), "fuse".into(), "fit".into()]);
         let fit = settings.fit(data, &|_| None, "labels.csv", prov).unwrap();
         assert_eq!(fit.summary.inputs_without_definition, ["a"]);
@@ -369,12 +424,12 @@ mod tests {
         let path = dir.path().join("m.json");
         fit.write(&path).unwrap();
         let doc = FusedModel::read(&path).unwrap();
-        assert_eq!((doc.kind.as_str(), doc.schema_version), ("fusion-model", 1));
+        assert_eq!((doc.kind.as_str(), doc.schema_version), ("fusion-model", 2));
         assert_eq!(doc.provenance.command, ["ragjudge", "fuse", "fit"]);
         assert_eq!(doc.provenance.settings["model"], "linear");
         let scores = dir.path().join("s.csv");
         std::fs::write(&scores, "id,a\nq1,0.5\nq2,\n").unwrap();
-        let applied = doc.body.apply_file(&scores).unwrap();
+        let applied = doc.body.apply_file(&scores, &ShiftSettings::default()).unwrap();
         let text = String::from_utf8(applied.csv).unwrap();
         let fused: f64 = text.lines().nth(1).unwrap().split(',').nth(1).unwrap().parse().unwrap();
         // By hand: 1 + 2 * 0.5 = 2; q2 has no value of `a` and keeps its key only.
@@ -385,27 +440,62 @@ mod tests {
 
     #[test]
     fn a_model_file_written_before_artifacts_had_a_kind_still_reads() {
-        let settings = FitSettings { model: ModelName::Linear, seed: 0, epochs: None, binarize: None, folds: 5 };
+        let settings = FitSettings { model: ModelName::Linear, ..FitSettings::default() };
         let data =
             Dataset::from_rows(vec!["a".into()], "h".into(), vec![vec![0.0], vec![1.0]], vec![1.0, 3.0]).unwrap();
         let fit = settings.fit(data, &|_| None, "l.csv", Provenance::version_only()).unwrap();
         // The layout of `fuse fit --save` before artifacts had `kind`.
         let mut legacy = serde_json::to_value(&fit.model.body).unwrap();
         let o = legacy.as_object_mut().unwrap();
+        o.remove("shift");
         o.insert("format".into(), crate::model::FORMAT.into());
         o.insert("ragjudge_version".into(), "0.1.0".into());
         o.insert("created_by".into(), serde_json::json!(["ragjudge", "fuse", "fit"]));
         let doc = FusedModel::from_json("old.json", &legacy.to_string()).unwrap();
-        assert_eq!((doc.schema_version, doc.provenance.ragjudge.as_str()), (1, "0.1.0"));
+        assert_eq!((doc.schema_version, doc.provenance.ragjudge.as_str()), (2, "0.1.0"));
         assert_eq!(doc.provenance.command, ["ragjudge", "fuse", "fit"]);
         assert!((doc.body.predict(&[0.5]) - 2.0).abs() < 1e-9);
+        assert!(doc.body.shift.is_none());
         let e = FusedModel::from_json("x.json", r#"{"format": "other/2"}"#).unwrap_err();
         assert_eq!(
             e.to_string(),
             "x.json: model format other/2; this version reads `fusion-model` files and ragjudge-fusion-model/1"
         );
-        let e = FusedModel::from_json("n.json", r#"{"kind": "fusion-model", "schema_version": 2}"#).unwrap_err();
-        assert!(e.to_string().starts_with("n.json: `fusion-model` schema version 2 was written by a newer ragjudge"));
+        let e = FusedModel::from_json("n.json", r#"{"kind": "fusion-model", "schema_version": 3}"#).unwrap_err();
+        assert!(e.to_string().starts_with("n.json: `fusion-model` schema version 3 was written by a newer ragjudge"));
+    }
+
+    #[test]
+    fn a_schema_1_model_applies_with_a_note_and_a_new_one_with_the_shift_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = FitSettings { model: ModelName::Linear, ..FitSettings::default() };
+        let x: Vec<Vec<f64>> = (0..20).map(|i| vec![f64::from(i) / 20.0]).collect();
+        let y: Vec<f64> = x.iter().map(|r| 2.0 * r[0]).collect();
+        let data = Dataset::from_rows(vec!["a".into()], "h".into(), x, y).unwrap();
+        let fit = settings.fit(data, &|_| None, "l.csv", Provenance::version_only()).unwrap();
+        let scores = dir.path().join("s.csv");
+        // Every value above the training maximum 0.95.
+        let rows: String = (0..20).map(|i| format!("q{i},{}\n", 2.0 + f64::from(i))).collect();
+        std::fs::write(&scores, format!("id,a\n{rows}")).unwrap();
+        let applied = fit.model.body.apply_file(&scores, &ShiftSettings::default()).unwrap();
+        let shift = applied.summary.shift.as_ref().unwrap();
+        assert_eq!((shift.rows, shift.training_rows, shift.inputs[0].outside), (20, 20, 1.0));
+        assert!(shift.warned);
+        assert!(applied.summary.render_shift("m.json").starts_with("warning: m.json: input `a`"));
+        // The same model as schema 1 wrote it: no training distribution.
+        let mut old = serde_json::to_value(&fit.model.body).unwrap();
+        let o = old.as_object_mut().unwrap();
+        o.remove("shift");
+        o.insert("kind".into(), "fusion-model".into());
+        o.insert("schema_version".into(), 1.into());
+        let doc = FusedModel::from_json("old.json", &old.to_string()).unwrap();
+        assert_eq!(doc.schema_version, 2);
+        let applied = doc.body.apply_file(&scores, &ShiftSettings::default()).unwrap();
+        assert!(applied.summary.shift.is_none());
+        assert_eq!(
+            applied.summary.render_shift("old.json"),
+            "note: old.json records no training distribution (written before fusion-model schema 2): the shift check is unavailable; refit to get it\n"
+        );
     }
 
     #[test]
@@ -414,7 +504,12 @@ mod tests {
             ModelName::from_name("forest").unwrap_err().to_string(),
             "model must be moe, moe-concat, svr or linear, got `forest`"
         );
-        let s = FitSettings { model: ModelName::Svr, seed: 0, epochs: None, binarize: None, folds: 1 };
+        let s = FitSettings { model: ModelName::Svr, folds: 1, ..FitSettings::default() };
         assert_eq!(s.choice().unwrap_err().to_string(), "folds must be at least 2, got 1");
+        let s = FitSettings { model: ModelName::Moe, monotone: true, ..FitSettings::default() };
+        assert_eq!(
+            s.choice().unwrap_err().to_string(),
+            "monotone applies to the linear model (least squares) only, not moe"
+        );
     }
 }

@@ -16,9 +16,13 @@ pub mod job;
 pub mod linear;
 pub mod model;
 pub mod moe;
+pub mod nnls;
 pub mod ruber;
 pub mod select;
+pub mod shift;
+pub mod shrink;
 pub mod study;
 pub mod svr;
+pub mod transfer;
 
 pub use error::FusionError;

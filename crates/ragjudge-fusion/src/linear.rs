@@ -42,6 +42,25 @@ impl Linear {
         Ok(Linear { coef, intercept: model.intercept() })
     }
 
+    /// Least squares with an intercept and every weight >= 0, so that no input's effect on the
+    /// prediction can be negative (inputs oriented so that higher is better): the label and the
+    /// columns centred, the weights by non-negative least squares ([`crate::nnls`], Lawson and
+    /// Hanson 1974, ch. 23), the intercept `mean(y) - coef . mean(x)`. Unlike [`Linear::fit`],
+    /// repeated or constant inputs are accepted: a constant one keeps weight 0.
+    pub fn fit_monotone(x: &[Vec<f64>], y: &[f64]) -> Result<Linear, FusionError> {
+        let m = check_rows(x)?;
+        if y.len() != x.len() || y.iter().any(|v| !v.is_finite()) {
+            return Err(FusionError::Data(format!("{} rows but {} finite labels", x.len(), y.len())));
+        }
+        let n = x.len() as f64;
+        let mean_x: Vec<f64> = (0..m).map(|j| x.iter().map(|r| r[j]).sum::<f64>() / n).collect();
+        let mean_y = y.iter().sum::<f64>() / n;
+        let centred: Vec<Vec<f64>> = x.iter().map(|r| r.iter().zip(&mean_x).map(|(v, m)| v - m).collect()).collect();
+        let coef = crate::nnls::nnls(&centred, &y.iter().map(|v| v - mean_y).collect::<Vec<_>>())?;
+        let intercept = mean_y - coef.iter().zip(&mean_x).map(|(c, m)| c * m).sum::<f64>();
+        Ok(Linear { coef, intercept })
+    }
+
     /// The prediction for one row.
     pub fn predict(&self, row: &[f64]) -> f64 {
         self.intercept + self.coef.iter().zip(row).map(|(c, v)| c * v).sum::<f64>()

@@ -1,12 +1,18 @@
 //! A fitted fusion model and its file (artifact kind `fusion-model`): the model (least squares,
-//! SVR or a mixture of experts), the input columns it reads with how each was computed, and the
-//! label it predicts. A model refuses inputs computed differently from those it was fitted on
-//! (the CIU paper's fused score is only meaningful on the metric definitions it was trained
-//! with, section 3.3).
+//! SVR or a mixture of experts), the input columns it reads with how each was computed, the
+//! label it predicts and the training distribution of each input. A model refuses inputs computed
+//! differently from those it was fitted on (the CIU paper's fused score is only meaningful on the
+//! metric definitions it was trained with, section 3.3) and says when the inputs it is applied to
+//! are distributed differently ([`crate::shift`]).
+//!
+//! Schema versions: 1 had no training distribution (such files apply without the shift check);
+//! 2 adds it.
 
 use crate::dataset::Dataset;
 use crate::linear::{Linear, Scaler};
 use crate::moe::{MoeModel, MoeParams};
+use crate::shift::{ShiftReference, SHIFT_BINS};
+use crate::shrink::Shrink;
 use crate::svr::{grid_search, Svr, SvrGrid, SvrParams};
 use crate::FusionError;
 use ragjudge_artifacts::{read_artifact_value, Artifact, ArtifactError, Document};
@@ -20,8 +26,12 @@ pub const FORMAT: &str = "ragjudge-fusion-model/1";
 /// Which model to fit.
 #[derive(Debug, Clone)]
 pub enum ModelChoice {
-    /// Least squares on standardised inputs.
-    Linear,
+    /// Least squares on standardised inputs; `monotone`: every weight >= 0 (non-negative least
+    /// squares), so that no input's effect is negative.
+    Linear {
+        /// Constrain the weights to be non-negative.
+        monotone: bool,
+    },
     /// Epsilon-SVR on standardised inputs, hyper-parameters by grid search with k-fold CV.
     Svr {
         /// The grid.
@@ -43,6 +53,9 @@ pub enum Model {
         scaler: Scaler,
         /// The weights.
         linear: Linear,
+        /// Whether the weights were constrained to be non-negative (`--monotone`).
+        #[serde(default)]
+        monotone: bool,
     },
     /// Epsilon-SVR.
     Svr {
@@ -63,10 +76,11 @@ impl Model {
     /// Fits `choice` on the rows of `data`.
     pub fn fit(data: &Dataset, choice: &ModelChoice) -> Result<Model, FusionError> {
         match choice {
-            ModelChoice::Linear => {
+            ModelChoice::Linear { monotone } => {
                 let scaler = Scaler::fit(&data.x)?;
-                let linear = Linear::fit(&scaler.transform_all(&data.x), &data.y)?;
-                Ok(Model::Linear { scaler, linear })
+                let xs = scaler.transform_all(&data.x);
+                let linear = if *monotone { Linear::fit_monotone(&xs, &data.y)? } else { Linear::fit(&xs, &data.y)? };
+                Ok(Model::Linear { scaler, linear, monotone: *monotone })
             }
             ModelChoice::Svr { grid, folds } => {
                 let scaler = Scaler::fit(&data.x)?;
@@ -80,7 +94,7 @@ impl Model {
     /// The fused score of one row of input values.
     pub fn predict(&self, row: &[f64]) -> f64 {
         match self {
-            Model::Linear { scaler, linear } => linear.predict(&scaler.transform(row)),
+            Model::Linear { scaler, linear, .. } => linear.predict(&scaler.transform(row)),
             Model::Svr { scaler, svr, .. } => svr.predict(&scaler.transform(row)),
             Model::Moe(m) => m.predict(row),
         }
@@ -99,10 +113,11 @@ impl Model {
         matches!(self, Model::Moe(m) if m.params().kind == crate::moe::MoeKind::Gated)
     }
 
-    /// A short name: `linear`, `svr`, `moe-concat` or `moe`.
+    /// A short name: `linear`, `linear-monotone`, `svr`, `moe-concat` or `moe`.
     pub fn name(&self) -> &'static str {
         match self {
-            Model::Linear { .. } => "linear",
+            Model::Linear { monotone: false, .. } => "linear",
+            Model::Linear { monotone: true, .. } => "linear-monotone",
             Model::Svr { .. } => "svr",
             Model::Moe(m) => match m.params().kind {
                 crate::moe::MoeKind::Concat => "moe-concat",
@@ -148,18 +163,27 @@ pub struct FusedModel {
     pub label: LabelInfo,
     /// The model.
     pub model: Model,
+    /// Shrinkage of the model's score toward the best single input (`--shrink`); none: the
+    /// model's score as it is.
+    #[serde(default)]
+    pub shrink: Option<Shrink>,
+    /// Each input's training distribution, for the shift check when the model is applied (none
+    /// in files of schema 1, which apply without it).
+    #[serde(default)]
+    pub shift: Option<ShiftReference>,
 }
 
 impl Artifact for FusedModel {
     const KIND: &'static str = "fusion-model";
-    const SCHEMA_VERSION: u32 = 1;
+    const SCHEMA_VERSION: u32 = 2;
 
     /// Before artifacts were versioned: `"format": "ragjudge-fusion-model/1"`.
     fn is_legacy(value: &Value) -> bool {
         value.get("format").and_then(Value::as_str) == Some(FORMAT)
     }
 
-    /// The version and command of a file of schema 0 become its provenance.
+    /// The version and command of a file of schema 0 become its provenance; files of schema 0
+    /// and 1 have no training distribution (`shift` stays empty).
     fn migrate(mut value: Value, from: u32) -> Value {
         if from == 0 {
             if let Some(o) = value.as_object_mut() {
@@ -194,6 +218,8 @@ impl FusedModel {
                 mean: data.y.iter().sum::<f64>() / n,
             },
             model,
+            shrink: None,
+            shift: Some(ShiftReference::fit(&data.x, SHIFT_BINS)?),
         })
     }
 
@@ -202,9 +228,14 @@ impl FusedModel {
         self.inputs.iter().map(|c| c.name.clone()).collect()
     }
 
-    /// The fused score of one row (input values in [`FusedModel::inputs`] order).
+    /// The fused score of one row (input values in [`FusedModel::inputs`] order), shrunk toward
+    /// the best single input when the model was fitted so.
     pub fn predict(&self, row: &[f64]) -> f64 {
-        self.model.predict(row)
+        let fused = self.model.predict(row);
+        match &self.shrink {
+            Some(s) => s.predict(fused, row),
+            None => fused,
+        }
     }
 
     /// Reads a model file, refusing other kinds and models that cannot be applied.
@@ -269,9 +300,18 @@ impl FusedModel {
             }
             Ok(())
         };
+        if let Some(shift) = &self.shift {
+            shift.validate(n)?;
+        }
+        if let Some(shrink) = &self.shrink {
+            shrink.validate(n)?;
+        }
         match &self.model {
-            Model::Linear { scaler, linear } => {
+            Model::Linear { scaler, linear, monotone } => {
                 check_scaler(scaler)?;
+                if *monotone && linear.coef.iter().any(|c| *c < 0.0) {
+                    return Err("a monotone model has a negative weight".into());
+                }
                 if linear.coef.len() != n {
                     return Err(format!("{} weights for {n} inputs", linear.coef.len()));
                 }

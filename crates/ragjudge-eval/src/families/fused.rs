@@ -6,13 +6,16 @@
 //!
 //! Columns: `fused` (`fused_<model file stem>` when several models are given) and, for MoE-CIU,
 //! `fused_gate_<input>`: the gate's weight on each input, i.e. which metric drove the record's
-//! score.
+//! score. A stage checks each model's inputs over the run against its training distribution
+//! (`ragjudge_fusion::shift`) and reports the inputs that moved.
 
-use super::{build_with_definitions, file_identity, find, MetricFamily, MetricSettings};
+use super::{build_with_definitions, file_identity, find, MetricFamily, MetricSettings, StageContext};
 use crate::error::EvalError;
 use crate::models::{ModelSet, ModelSettings};
+use crate::stages::{fused_shift, Stage, Watched};
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use ragjudge_fusion::model::FusedModel;
+use ragjudge_fusion::shift::ShiftSettings;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -21,6 +24,8 @@ use std::path::{Path, PathBuf};
 pub struct FusedSettings {
     /// Model files, in the order given.
     pub models: Vec<PathBuf>,
+    /// When the shift check warns.
+    pub shift: ShiftSettings,
 }
 
 /// The `fused` family.
@@ -48,10 +53,37 @@ impl MetricFamily for Fused {
         }
         let mut out: Vec<Box<dyn Metric>> = Vec::new();
         for path in paths {
-            let prefix = if paths.len() == 1 { "fused".to_string() } else { format!("fused_{}", stem(path)) };
-            out.push(Box::new(FusedMetric::new(path, prefix, settings, models)?));
+            out.push(Box::new(FusedMetric::new(path, prefix(paths, path), settings, models)?));
         }
         Ok(out)
+    }
+
+    /// The shift check of every model (the metrics were built first, so each file loads).
+    fn stages(&self, ctx: &StageContext<'_>) -> Result<Vec<Box<dyn Stage>>, EvalError> {
+        let paths = &ctx.settings.fused.models;
+        let mut watched = Vec::new();
+        for path in paths {
+            let model = FusedModel::load(path).map_err(|e| EvalError::settings(e.to_string()))?;
+            watched.push(Watched {
+                model: path.clone(),
+                detail_key: prefix(paths, path),
+                inputs: model.input_names(),
+                reference: model.shift.map(|r| {
+                    let t = r.tally();
+                    (r, t)
+                }),
+            });
+        }
+        Ok(vec![fused_shift(watched, ctx.settings.fused.shift)])
+    }
+}
+
+/// The column prefix (and detail key) of one model among `paths`.
+fn prefix(paths: &[PathBuf], path: &Path) -> String {
+    if paths.len() == 1 {
+        "fused".to_string()
+    } else {
+        format!("fused_{}", stem(path))
     }
 }
 
@@ -143,8 +175,9 @@ impl FusedMetric {
 }
 
 impl Metric for FusedMetric {
+    /// The column prefix, so that several models keep their details apart.
     fn name(&self) -> &str {
-        "fused"
+        &self.prefix
     }
 
     fn columns(&self) -> Vec<String> {

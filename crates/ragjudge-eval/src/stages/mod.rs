@@ -2,11 +2,14 @@
 //! and finished once at the end, in order (a later stage sees the reports of earlier ones).
 
 mod consistency;
+mod fused_shift;
 mod open_rag_csv;
 
 pub use consistency::{
     consistency, render_consistency, write_consistency_csv, ConsistencyOutcome, ConsistencySettings, CONSISTENCY,
 };
+pub(crate) use fused_shift::{fused_shift, Watched};
+pub use fused_shift::{ModelShift, FUSED_SHIFT};
 pub use open_rag_csv::{open_rag_csv, OPEN_RAG_CSV};
 
 use crate::error::EvalError;
@@ -32,6 +35,8 @@ pub enum StageReport {
     Consistency(ConsistencyOutcome),
     /// Open RAG Eval's results CSV was written to this file.
     OpenRagCsv(PathBuf),
+    /// The shift check of each `fused:MODEL`.
+    FusedShift(Vec<ModelShift>),
 }
 
 impl StageReport {
@@ -39,7 +44,15 @@ impl StageReport {
     pub fn consistency(&self) -> Option<&ConsistencyOutcome> {
         match self {
             StageReport::Consistency(c) => Some(c),
-            StageReport::OpenRagCsv(_) => None,
+            StageReport::OpenRagCsv(_) | StageReport::FusedShift(_) => None,
+        }
+    }
+
+    /// The shift check of the fused models, if this is one.
+    pub fn fused_shift(&self) -> Option<&[ModelShift]> {
+        match self {
+            StageReport::FusedShift(s) => Some(s),
+            StageReport::Consistency(_) | StageReport::OpenRagCsv(_) => None,
         }
     }
 }

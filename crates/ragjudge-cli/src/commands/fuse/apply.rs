@@ -1,6 +1,7 @@
-//! `ragjudge fuse apply`: a saved model over a score file (`FusedModel::apply_file`).
+//! `ragjudge fuse apply`: a saved model over a score file (`FusedModel::apply_file`), with the
+//! shift check of the scored inputs against the model's training rows (`ragjudge_fusion::shift`).
 
-use super::{definitions_of, write};
+use super::{definitions_of, write, ShiftArgs};
 use anyhow::Result;
 use clap::Args;
 use ragjudge_fusion::job::ApplySummary;
@@ -20,6 +21,9 @@ pub struct ApplyArgs {
     /// Output CSV: the key columns, `fused`, and for MoE-CIU the gate weight of each input; stdout when absent.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// When the shift check warns.
+    #[command(flatten)]
+    pub shift: ShiftArgs,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -38,10 +42,12 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
     if let Some(out) = &args.output {
         ragjudge_artifacts::check_not_input(out, &[&args.scores, &args.model])?;
     }
+    let shift = args.shift.settings();
+    shift.validate()?;
     let model = FusedModel::load(&args.model)?;
     let source = format!("{}", args.scores.display());
     model.check_definitions(&definitions_of(&args.scores)?, &source)?;
-    let applied = model.apply_file(&args.scores)?;
+    let applied = model.apply_file(&args.scores, &shift)?;
     let out = String::from_utf8(applied.csv)?;
     match &args.output {
         Some(p) => write(p, &out)?,
@@ -65,6 +71,10 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
         if let Some(g) = &s.gate {
             eprintln!("{}", g.render());
         }
+    }
+    // Warnings (or the note that the check is unavailable) go to stderr whatever the format.
+    if !args.json || s.shift.as_ref().is_none_or(|r| r.warned) {
+        eprint!("{}", s.render_shift(&args.model.display().to_string()));
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Args;
 use ragjudge_artifacts::{check_not_input, Provenance};
 use ragjudge_fusion::job::{FitSettings, FitSummary, ModelName};
+use ragjudge_fusion::shrink::ShrinkSetting;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -34,6 +35,14 @@ pub struct FitArgs {
     /// Cross-validation folds of the SVR grid search.
     #[arg(long, default_value_t = 5)]
     pub folds: usize,
+    /// Least squares only: every input's weight >= 0 on standardised inputs (non-negative least
+    /// squares), for inputs oriented so that higher is better.
+    #[arg(long)]
+    pub monotone: bool,
+    /// Shrink the fused score toward the best single input (by training Spearman):
+    /// `LAMBDA fused + (1 - LAMBDA) input`; `auto` chooses LAMBDA by inner cross-validation.
+    #[arg(long, value_name = "auto|LAMBDA", value_parser = parse_shrink)]
+    pub shrink: Option<ShrinkSetting>,
     /// Write the fitted model to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub save: PathBuf,
@@ -64,8 +73,14 @@ impl FitArgs {
             epochs: self.epochs,
             binarize: self.binarize,
             folds: self.folds,
+            monotone: self.monotone,
+            shrink: self.shrink,
         }
     }
+}
+
+fn parse_shrink(s: &str) -> Result<ShrinkSetting, String> {
+    s.parse().map_err(|e: ragjudge_fusion::FusionError| e.to_string())
 }
 
 /// Runs `ragjudge fuse fit`.

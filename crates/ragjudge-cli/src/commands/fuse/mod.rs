@@ -9,14 +9,17 @@ mod apply;
 mod fit;
 mod ruber;
 mod study;
+mod transfer;
 
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use ragjudge_core::table::JoinKeys;
 use ragjudge_eval::families::read_definitions;
 use ragjudge_fusion::dataset::{load, Dataset};
+use ragjudge_fusion::shift::ShiftSettings;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use study::StudyArgs;
 
 /// The paper's six input metrics (Table 1), as `score` names their columns.
 pub const PAPER_INPUTS: [&str; 6] = ["bleu", "meteor", "rougeL_f", "ciu", "ruber", "bertscore_f"];
@@ -37,7 +40,7 @@ pub enum FuseCommand {
     /// Score a score file with a saved model.
     Apply(apply::ApplyArgs),
     /// The CIU paper's protocol: every single metric, 17 selection strategies + SVR, MoE-Concat, MoE-CIU.
-    Study(study::StudyArgs),
+    Study(StudyArgs),
     /// Train RUBER-BERT's unreferenced scorer on (query, answer) pairs, for `score --ruber-model`.
     Ruber(ruber::RuberArgs),
 }
@@ -57,6 +60,25 @@ pub struct DataArgs {
     /// Join keys, comma separated [default: id,system when both files have a `system` column, else id].
     #[arg(long, value_delimiter = ',')]
     pub on: Option<Vec<String>>,
+}
+
+/// When the shift check warns (shared by `apply` and `study --transfer`).
+#[derive(Debug, Args)]
+pub struct ShiftArgs {
+    /// Shift check: warn when an input's population stability index over the model's training
+    /// deciles exceeds this (raised for few rows, see docs/fusion.md).
+    #[arg(long, value_name = "PSI", default_value_t = ShiftSettings::default().psi)]
+    pub shift_threshold: f64,
+    /// Shift check: warn when more than this share of rows lies outside an input's training range.
+    #[arg(long, value_name = "SHARE", default_value_t = ShiftSettings::default().outside)]
+    pub outside_threshold: f64,
+}
+
+impl ShiftArgs {
+    /// The library's shift settings.
+    pub(crate) fn settings(&self) -> ShiftSettings {
+        ShiftSettings { psi: self.shift_threshold, outside: self.outside_threshold }
+    }
 }
 
 /// The `--model` values.

@@ -1,5 +1,7 @@
-//! `ragjudge fuse study`: the CIU paper's protocol on a score file and its labels.
+//! `ragjudge fuse study`: the CIU paper's protocol on a score file and its labels, or, with
+//! `--transfer`, leave one group out (`transfer.rs`).
 
+use super::transfer::{run_transfer, TransferArgs};
 use super::{write, DataArgs};
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
@@ -29,18 +31,24 @@ pub struct StudyArgs {
     /// Skip the 17 feature-selection strategies (SVR on all inputs only).
     #[arg(long)]
     pub no_strategies: bool,
-    /// Directory for study.csv, study.md and study.json.
+    /// Directory for study.csv, study.md and study.json (transfer.* with --transfer).
     #[arg(long, short, value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Leave one group out.
+    #[command(flatten)]
+    pub transfer: TransferArgs,
 }
 
 /// Runs `ragjudge fuse study`.
 pub fn run(args: &StudyArgs) -> Result<()> {
     if args.folds < 2 {
         bail!("--folds must be at least 2, got {}", args.folds);
+    }
+    if args.transfer.transfer {
+        return run_transfer(args);
     }
     let keys = args.data.keys()?;
     let data = args.label_cols.iter().map(|l| args.data.load(l, &keys)).collect::<Result<Vec<_>>>()?;

@@ -57,6 +57,12 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         evaluator.evaluate_files(&args.inputs, sink.as_deref_mut().map(|s| s as &mut dyn RowSink), stages, &progress);
     progress.finish();
     let report = report?;
+    for s in report.stages.iter().filter_map(|s| s.fused_shift()).flatten() {
+        // Warnings (or the note that the check is unavailable) go to stderr whatever the format.
+        if !args.json || s.report.as_ref().is_none_or(|r| r.warned) {
+            eprint!("{}", s.render());
+        }
+    }
     if let Some(qrels) = &args.qrels {
         summary::report_qrels_coverage(qrels, &report.summary);
     }

@@ -2,6 +2,7 @@
 
 use super::ScoreArgs;
 use ragjudge_eval::ppi::PpiReport;
+use ragjudge_eval::stages::ModelShift;
 use ragjudge_eval::summary::SummaryReport;
 use ragjudge_eval::EvalReport;
 use ragjudge_trec::answer::consistency::SystemConsistency;
@@ -29,8 +30,8 @@ pub(super) fn report_qrels_coverage(qrels: &std::path::Path, summary: &ragjudge_
     }
 }
 
-/// The summary as `--json` prints it: the per-system report, the output file, consistency and
-/// the prediction-powered estimates.
+/// The summary as `--json` prints it: the per-system report, the output file, consistency, the
+/// prediction-powered estimates and the shift check of `fused:MODEL`.
 #[derive(Serialize)]
 pub(super) struct ScoreJson<'a> {
     #[serde(flatten)]
@@ -41,6 +42,8 @@ pub(super) struct ScoreJson<'a> {
     consistency: Option<ConsistencyJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ppi: Option<&'a PpiReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fused_shift: Option<&'a [ModelShift]>,
 }
 
 /// Consistency across runs without its per-query rows (those are in their own file).
@@ -65,6 +68,7 @@ impl<'a> ScoreJson<'a> {
             })
         });
         let output = args.output.as_ref().map(|p| p.display().to_string());
-        ScoreJson { summary: &report.summary, output, consistency, ppi }
+        let fused_shift = report.stages.iter().find_map(|s| s.fused_shift());
+        ScoreJson { summary: &report.summary, output, consistency, ppi, fused_shift }
     }
 }
