@@ -5,23 +5,16 @@
 
 mod common;
 
-use common::{assert_one_line_error, ragjudge, repo_root, stdout, write};
+use common::{assert_one_line_error, example_runs, ragjudge, repo_root, stdout, write};
 use std::path::Path;
 use std::process::Command;
-
-fn runs() -> Vec<String> {
-    ["oracle", "partial", "wrong", "abstain"]
-        .iter()
-        .map(|s| repo_root().join(format!("examples/runs/{s}.jsonl")).display().to_string())
-        .collect()
-}
 
 #[test]
 fn a_plan_is_stratified_and_a_session_can_be_limited_to_it() {
     let dir = tempfile::tempdir().unwrap();
     let plan = dir.path().join("plan.json");
     let mut args = vec!["annotate", "plan"];
-    let runs = runs();
+    let runs = example_runs();
     args.extend(runs.iter().map(String::as_str));
     args.extend(["--plan", "12", "--json", "-o", plan.to_str().unwrap()]);
     let out: serde_json::Value = serde_json::from_str(&stdout(&ragjudge(&args))).unwrap();
@@ -52,7 +45,7 @@ fn a_plan_is_stratified_and_a_session_can_be_limited_to_it() {
 #[test]
 fn bad_input_gets_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let runs = runs();
+    let runs = example_runs();
     let plan = dir.path().join("p.json").display().to_string();
     let mut args = vec!["annotate", "plan", runs[0].as_str(), runs[1].as_str(), "--plan", "0", "-o", plan.as_str()];
     assert_one_line_error(&ragjudge(&args), "--plan must be at least 1");
@@ -104,4 +97,82 @@ fn the_page_labels_with_the_keyboard_persists_and_exports() {
     let agree = ragjudge(&["agree", "--pred", gold.to_str().unwrap(), "--gold", gold.to_str().unwrap(), "--json"]);
     let report: serde_json::Value = serde_json::from_str(&stdout(&agree)).unwrap();
     assert_eq!(report["n"], 5, "{report}");
+}
+
+#[test]
+fn exported_grades_feed_calibrate_fuse_and_ppi() {
+    // A label file as the page writes it: one grade per answer of the example (oracle 5,
+    // partial 3, abstain 2, wrong 1), by one annotator.
+    let dir = tempfile::tempdir().unwrap();
+    let mut labels = Vec::new();
+    for (system, grade) in [("oracle", 5.0), ("partial", 3.0), ("abstain", 2.0), ("wrong", 1.0)] {
+        let path = repo_root().join(format!("examples/runs/{system}.jsonl"));
+        for line in std::fs::read_to_string(path).unwrap().lines().take(20) {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            labels.push(serde_json::json!({
+                "annotator": "ann", "id": r["id"], "system": system, "view": "graded", "grade": grade,
+                "verdict_seen": false, "time": 0
+            }));
+        }
+    }
+    let set = serde_json::json!({"kind": "human-labels", "schema_version": 1, "provenance": {"ragjudge": "test"},
+        "view": "graded", "scale": "1-5", "labels": labels});
+    let label_file = write(dir.path(), "labels.json", set.to_string());
+    let export = dir.path().join("export");
+    stdout(&ragjudge(&["annotate", "export", "--labels", &label_file, "-o", export.to_str().unwrap()]));
+    let graded = export.join("graded.csv").display().to_string();
+    assert_eq!(std::fs::read_to_string(&graded).unwrap().lines().count(), 81);
+
+    let runs = example_runs();
+    let scores = dir.path().join("scores.csv").display().to_string();
+    let mut args = vec!["score", "--input"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend([
+        "--metrics",
+        "lexical",
+        "--output",
+        &scores,
+        "--ppi-labels",
+        &graded,
+        "--ppi-metrics",
+        "rougeL_f",
+        "--json",
+    ]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&ragjudge(&args))).unwrap();
+    assert!(summary.to_string().contains("ppi"), "score --ppi-labels read the export: {summary}");
+    let cal = ragjudge(&[
+        "calibrate",
+        "--scores",
+        &scores,
+        "--labels",
+        &graded,
+        "--label-col",
+        "label",
+        "--score-col",
+        "rougeL_f",
+        "--method",
+        "isotonic",
+        "--binarize",
+        "3",
+        "--json",
+    ]);
+    stdout(&cal);
+    let model = dir.path().join("fused.json").display().to_string();
+    let fit = ragjudge(&[
+        "fuse",
+        "fit",
+        "--scores",
+        &scores,
+        "--labels",
+        &graded,
+        "--label-col",
+        "label",
+        "--inputs",
+        "rougeL_f,bleu,chrf",
+        "--model",
+        "linear",
+        "--save",
+        &model,
+    ]);
+    stdout(&fit);
 }

@@ -3,20 +3,13 @@
 
 mod common;
 
-use common::{assert_one_line_error, ragjudge, repo_root, stdout, write};
-
-fn runs() -> Vec<String> {
-    ["oracle", "partial", "wrong", "abstain"]
-        .iter()
-        .map(|s| repo_root().join(format!("examples/runs/{s}.jsonl")).display().to_string())
-        .collect()
-}
+use common::{assert_one_line_error, example_runs, ragjudge, repo_root, stdout, write};
 
 #[test]
 fn the_example_labels_pick_a_scorer_and_the_report_shows_trust() {
     let dir = tempfile::tempdir().unwrap();
     let scores = dir.path().join("scores.csv").display().to_string();
-    let runs = runs();
+    let runs = example_runs();
     let mut args = vec!["score", "--input"];
     args.extend(runs.iter().map(String::as_str));
     args.extend(["--metrics", "lexical", "--output", &scores]);
@@ -52,7 +45,7 @@ fn the_example_labels_pick_a_scorer_and_the_report_shows_trust() {
 #[test]
 fn bad_labels_get_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let runs = runs();
+    let runs = example_runs();
     let bad = write(
         dir.path(),
         "labels.jsonl",

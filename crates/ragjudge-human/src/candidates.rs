@@ -4,13 +4,12 @@
 //! system's score minus the first's (a judge: `P(B) - P(A)`); for one answer, its score.
 
 use crate::error::HumanError;
+use crate::signals::read_judge_labels;
 use crate::task::{TaskKey, TaskSet, View};
-use ragjudge_core::InputError;
 use ragjudge_dice::labels::Label;
 use ragjudge_eval::scores::read_score_file;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::Path;
 
 /// Where a candidate comes from.
@@ -114,63 +113,24 @@ pub fn from_scores(path: &Path, tasks: &TaskSet, prefix: bool) -> Result<Vec<Can
     Ok(out)
 }
 
-#[derive(Deserialize)]
-struct JudgeLine {
-    id: serde_json::Value,
-    system_a: String,
-    system_b: String,
-    label: String,
-    #[serde(default)]
-    probs: Option<Probs>,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-struct Probs {
-    a: f64,
-    b: f64,
-}
-
 /// A judge's pairwise verdicts (`labels.jsonl` of `compare` / `tournament`), as
 /// `P(B) - P(A)` about the task's system order (a hard label: 1, 0 or -1). Pairwise view only.
 pub fn from_judge(name: &str, path: &Path, tasks: &TaskSet) -> Result<Candidate, HumanError> {
     if tasks.view() != View::Pairwise {
-        return Err(HumanError::Settings(format!(
-            "--judge-labels {name}: judge verdicts are pairwise; the labels are not"
-        )));
+        return Err(HumanError::Settings(format!("--judge {name}: judge verdicts are pairwise; the labels are not")));
     }
-    let file_name = path.display().to_string();
-    let file =
-        ragjudge_core::bom::open(path).map_err(|e| InputError::fatal(&file_name, None, format!("cannot open: {e}")))?;
-    let mut predictions = HashMap::new();
-    for (i, line) in file.lines().enumerate() {
-        let at = |m: String| InputError::fatal(&file_name, Some(i as u64 + 1), m);
-        let line = line.map_err(|e| at(format!("unreadable line: {e}")))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let j: JudgeLine = serde_json::from_str(&line).map_err(|e| at(format!("invalid judge label: {e}")))?;
-        let Some(label) = Label::parse(&j.label) else {
-            return Err(
-                InputError::new(&file_name, Some(i as u64 + 1), Some("label".into()), "expected A, B or tie").into()
-            );
-        };
-        let id = match j.id {
-            serde_json::Value::String(s) => s,
-            other => other.to_string(),
-        };
-        let key = TaskKey::pair(&id, &j.system_a, &j.system_b);
-        let d = match j.probs {
-            Some(p) => p.b - p.a,
-            None => match label {
-                Label::A => -1.0,
-                Label::B => 1.0,
-                Label::Tie => 0.0,
-            },
-        };
-        // About the task's order: (first, second) by name.
-        let d = if key.system == j.system_a { d } else { -d };
-        predictions.insert(key, d);
-    }
+    let predictions = read_judge_labels(path)?
+        .into_iter()
+        .map(|(key, v)| {
+            let d = match (v.probs, v.label) {
+                (Some((a, b, _)), _) => b - a,
+                (None, Label::A) => -1.0,
+                (None, Label::B) => 1.0,
+                (None, Label::Tie) => 0.0,
+            };
+            (key, d)
+        })
+        .collect();
     Ok(Candidate { name: name.into(), source: Source::Judge, predictions })
 }
 

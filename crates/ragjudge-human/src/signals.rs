@@ -24,6 +24,15 @@ pub struct Signals {
 /// A score column: its name and its values by (id, system).
 type Column = (String, HashMap<(String, String), f64>);
 
+/// One verdict of a judge's pairwise label file, turned to the task's system order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JudgeVerdict {
+    /// `A` (the task's `system`), `B` (its `system_b`) or tie.
+    pub label: Label,
+    /// `(P(A), P(B), P(tie))` about the task's order, when the file gives them.
+    pub probs: Option<(f64, f64, f64)>,
+}
+
 #[derive(Deserialize)]
 struct JudgeLine {
     id: serde_json::Value,
@@ -41,6 +50,40 @@ struct Probs {
     tie: f64,
 }
 
+/// Reads a judge's pairwise label file (`labels.jsonl` of `compare` / `tournament`: `id`,
+/// `system_a`, `system_b`, `label`, optional `probs`), each verdict turned to its task's order; a
+/// malformed line or an unknown label is an error naming file and line.
+pub fn read_judge_labels(path: &Path) -> Result<Vec<(TaskKey, JudgeVerdict)>, HumanError> {
+    let name = path.display().to_string();
+    let file =
+        ragjudge_core::bom::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
+    let mut out = Vec::new();
+    for (i, line) in file.lines().enumerate() {
+        let at = |m: String| InputError::fatal(&name, Some(i as u64 + 1), m);
+        let line = line.map_err(|e| at(format!("unreadable line: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let j: JudgeLine = serde_json::from_str(&line).map_err(|e| at(format!("invalid judge label: {e}")))?;
+        let Some(label) = Label::parse(&j.label) else {
+            return Err(InputError::new(&name, Some(i as u64 + 1), Some("label".into()), "expected A, B or tie").into());
+        };
+        let id = match j.id {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        let key = TaskKey::pair(&id, &j.system_a, &j.system_b);
+        let probs = j.probs.map(|p| (p.a, p.b, p.tie));
+        let verdict = if key.system == j.system_a {
+            JudgeVerdict { label, probs }
+        } else {
+            JudgeVerdict { label: label.swapped(), probs: probs.map(|(a, b, t)| (b, a, t)) }
+        };
+        out.push((key, verdict));
+    }
+    Ok(out)
+}
+
 impl Signals {
     /// Reads a judge's pairwise label file (`labels.jsonl` of `compare` / `tournament`): each
     /// pair's verdict, oriented to the task's system order, and its uncertainty
@@ -48,37 +91,14 @@ impl Signals {
     /// one that picks a side).
     pub fn add_judge(&mut self, path: &Path) -> Result<(), HumanError> {
         let name = path.display().to_string();
-        let file =
-            ragjudge_core::bom::open(path).map_err(|e| InputError::fatal(&name, None, format!("cannot open: {e}")))?;
         let mut source_uncertainty = HashMap::new();
-        for (i, line) in file.lines().enumerate() {
-            let at = |m: String| InputError::fatal(&name, Some(i as u64 + 1), m);
-            let line = line.map_err(|e| at(format!("unreadable line: {e}")))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let j: JudgeLine = serde_json::from_str(&line).map_err(|e| at(format!("invalid judge label: {e}")))?;
-            let Some(mut label) = Label::parse(&j.label) else {
-                return Err(
-                    InputError::new(&name, Some(i as u64 + 1), Some("label".into()), "expected A, B or tie").into()
-                );
-            };
-            let id = match j.id {
-                serde_json::Value::String(s) => s,
-                other => other.to_string(),
-            };
-            let key = TaskKey::pair(&id, &j.system_a, &j.system_b);
-            let mut probs = j.probs;
-            if key.system != j.system_a {
-                label = label.swapped();
-                probs = probs.map(|p| Probs { a: p.b, b: p.a, tie: p.tie });
-            }
-            let (uncertainty, detail) = match probs {
-                Some(p) => (1.0 - (p.a - p.b).abs(), format!("P(A) {:.2}, P(B) {:.2}, P(tie) {:.2}", p.a, p.b, p.tie)),
-                None => (if label == Label::Tie { 1.0 } else { 0.0 }, "hard label".into()),
+        for (key, v) in read_judge_labels(path)? {
+            let (uncertainty, detail) = match v.probs {
+                Some((a, b, t)) => (1.0 - (a - b).abs(), format!("P(A) {a:.2}, P(B) {b:.2}, P(tie) {t:.2}")),
+                None => (if v.label == Label::Tie { 1.0 } else { 0.0 }, "hard label".into()),
             };
             source_uncertainty.insert(key.clone(), uncertainty.clamp(0.0, 1.0));
-            let verdict = MachineVerdict { source: name.clone(), verdict: label.as_str().into(), detail };
+            let verdict = MachineVerdict { source: name.clone(), verdict: v.label.as_str().into(), detail };
             self.verdicts.insert(key, verdict);
         }
         self.merge(source_uncertainty);

@@ -323,8 +323,10 @@ pub fn trust_charts(v: &ragjudge_human::validate::Validation) -> Vec<NamedChart>
         .filter_map(|c| {
             let r = c.spearman?;
             let kind = match c.source {
-                ragjudge_human::candidates::Source::Metric => String::new(),
-                other => format!(" ({})", other.as_str()),
+                ragjudge_human::candidates::Source::Judge | ragjudge_human::candidates::Source::Baseline => {
+                    format!(" ({})", c.source.as_str())
+                }
+                _ => String::new(),
             };
             Some(IntervalRow {
                 label: format!("{}{}{kind}", c.name, if c.reversed { " ↓" } else { "" }),
@@ -340,7 +342,10 @@ pub fn trust_charts(v: &ragjudge_human::validate::Validation) -> Vec<NamedChart>
         let reference = v.ceiling.as_ref().and_then(|c| c.spearman);
         out.push(named(
             "trust-candidates",
-            "Agreement of each scorer with the human labels (Spearman, 95% interval; dashed: annotators with each other)",
+            match reference {
+                Some(_) => "Each scorer against the labels (Spearman, 95%; dashed: annotators)",
+                None => "Each scorer against the human labels (Spearman, 95% interval)",
+            },
             "Spearman correlation with the labels",
             "scorer",
             ChartBody::Intervals { rows, reference },
@@ -373,7 +378,7 @@ pub fn trust_charts(v: &ragjudge_human::validate::Validation) -> Vec<NamedChart>
         };
         out.push(named(
             "trust-estimates",
-            format!("{what}: prediction-powered (labels + the picked scorer) and from the labels alone"),
+            format!("{what}: PPI (labels + pick) and labels alone"),
             what,
             "",
             ChartBody::Intervals { rows, reference },

@@ -76,7 +76,8 @@ fn each_json_input_is_read_by_its_kind_and_the_rest_refused_in_one_line() {
             format!(
                 "{}: a `hologram` file, of no kind `ragjudge report` reads (leaderboard, compare, baseline, \
                  judge-eval, weakness, robustness, calibration-report, calibrator, fusion-model, probe-report, \
-                 testgen-topics, testgen-summary, shard-manifest, column-definitions; score summaries)",
+                 testgen-topics, testgen-summary, shard-manifest, column-definitions, validation, \
+                 annotator-agreement, human-labels, annotation-plan; score summaries)",
                 unknown.display()
             ),
             format!(
@@ -111,8 +112,8 @@ fn the_gate_reads_leaderboards_and_the_figures_of_other_kinds_and_refuses_unknow
     );
 
     let reads = "leaderboard, compare, baseline, judge-eval, weakness, robustness, calibration-report, calibrator, \
-                 fusion-model, probe-report, testgen-topics, testgen-summary, shard-manifest, column-definitions; \
-                 score summaries, per-record scores";
+                 fusion-model, probe-report, testgen-topics, testgen-summary, shard-manifest, column-definitions, \
+                 validation, annotator-agreement, human-labels, annotation-plan; score summaries, per-record scores";
     let unknown = write(dir, "x.json", r#"{"kind": "hologram", "schema_version": 1}"#);
     let e = read_summary(&unknown, &how).unwrap_err().to_string();
     assert_eq!(e, format!("{}: a `hologram` file, of no kind the gate reads ({reads})", unknown.display()));

@@ -26,6 +26,14 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
+/// The bundled example's four run files (oracle, partial, wrong, abstain), as strings.
+pub fn example_runs() -> Vec<String> {
+    ["oracle", "partial", "wrong", "abstain"]
+        .iter()
+        .map(|s| repo_root().join(format!("examples/runs/{s}.jsonl")).display().to_string())
+        .collect()
+}
+
 /// Writes `contents` to `dir/name` and returns the path as a string.
 pub fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
     let p = dir.join(name);
