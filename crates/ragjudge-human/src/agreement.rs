@@ -87,6 +87,10 @@ pub fn agreement(set: &LabelSet) -> Result<AnnotatorAgreement, HumanError> {
             let grade = set.labels.iter().filter_map(|l| Some((l.annotator.clone(), item(l), l.value.score()?)));
             readings.push(("grade", MeasurementLevel::Interval, Weights::Quadratic, grade.collect()));
         }
+        View::Review => {
+            let kept = set.labels.iter().filter_map(|l| Some((l.annotator.clone(), item(l), l.value.score()?)));
+            readings.push(("question kept", MeasurementLevel::Nominal, Weights::None, kept.collect()));
+        }
         View::Claims => {
             let mut claims = Vec::new();
             for l in &set.labels {

@@ -5,9 +5,10 @@
 //! agreement between annotators.
 
 use crate::error::HumanError;
-use crate::store::{HumanLabel, LabelSet, LabelValue};
+use crate::store::{Decision, HumanLabel, LabelSet, LabelValue};
 use crate::task::{TaskKey, View};
 use ragjudge_artifacts::{AtomicFile, OutputSet};
+use ragjudge_core::Record;
 use ragjudge_dice::labels::Label;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -68,6 +69,64 @@ fn merge(task: &TaskKey, labels: &[&HumanLabel]) -> Consensus {
     Consensus { task: task.clone(), value, label, claims, annotators: labels.len() }
 }
 
+/// A question kept by review, in testgen's layout, with the review in `meta.review`.
+#[derive(Serialize)]
+struct AcceptedLine<'a> {
+    id: &'a str,
+    query: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference: Option<&'a str>,
+    meta: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The reviewed questions kept by most of their reviewers (a tie drops it), in the questions'
+/// order, with the latest edit of a reviewer who kept it applied and the review recorded in
+/// `meta.review` (`decision`, `reviewers`, `kept_by`, and the text before an edit).
+fn accepted_lines(set: &LabelSet, questions: &[Record]) -> Result<Vec<u8>, HumanError> {
+    let mut buf = Vec::new();
+    for q in questions {
+        let task = TaskKey::single(&q.id, &q.system);
+        let mut labels: Vec<&HumanLabel> = set.labels.iter().filter(|l| l.task == task).collect();
+        if labels.is_empty() {
+            continue;
+        }
+        labels.sort_by_key(|l| l.time);
+        let kept: Vec<&&HumanLabel> = labels
+            .iter()
+            .filter(|l| !matches!(l.value, LabelValue::Review { decision: Decision::Reject, .. }))
+            .collect();
+        if 2 * kept.len() <= labels.len() {
+            continue;
+        }
+        let edit = kept.iter().rev().find_map(|l| match &l.value {
+            LabelValue::Review { decision: Decision::Edit, query, reference, .. } => Some((query, reference)),
+            _ => None,
+        });
+        let mut query = q.query.as_str();
+        let mut reference = q.reference.as_deref();
+        let mut review = serde_json::json!({
+            "decision": if edit.is_some() { "edit" } else { "accept" },
+            "reviewers": labels.len(),
+            "kept_by": kept.len(),
+        });
+        if let Some((new_query, new_reference)) = edit {
+            if let Some(nq) = new_query.as_deref().filter(|s| !s.trim().is_empty()) {
+                review["original_query"] = q.query.clone().into();
+                query = nq;
+            }
+            if let Some(nr) = new_reference.as_deref().filter(|s| !s.trim().is_empty()) {
+                review["original_reference"] = q.reference.clone().into();
+                reference = Some(nr);
+            }
+        }
+        let mut meta = q.meta.clone();
+        meta.insert("review".into(), review);
+        serde_json::to_writer(&mut buf, &AcceptedLine { id: &q.id, query, reference, meta }).map_err(json_error)?;
+        buf.push(b'\n');
+    }
+    Ok(buf)
+}
+
 #[derive(Serialize)]
 struct PairLine<'a> {
     id: &'a str,
@@ -102,8 +161,9 @@ pub struct ExportSummary {
     pub annotators: usize,
 }
 
-/// Writes the label files of `set` into `dir` (created if needed), all replaced together.
-pub fn export(set: &LabelSet, dir: &Path) -> Result<ExportSummary, HumanError> {
+/// Writes the label files of `set` into `dir` (created if needed), all replaced together; a
+/// review needs the `questions` reviewed, whose kept ones it writes back.
+pub fn export(set: &LabelSet, questions: Option<&[Record]>, dir: &Path) -> Result<ExportSummary, HumanError> {
     if set.labels.is_empty() {
         return Err(HumanError::NoTasks("the label file holds no label yet".into()));
     }
@@ -123,6 +183,12 @@ pub fn export(set: &LabelSet, dir: &Path) -> Result<ExportSummary, HumanError> {
         View::Claims => {
             add("claims.jsonl", claim_lines(&merged)?)?;
             add("graded.csv", graded_csv(&merged)?)?;
+        }
+        View::Review => {
+            let Some(questions) = questions else {
+                return Err(HumanError::Settings("a review export needs the questions file (--questions)".into()));
+            };
+            add("accepted.jsonl", accepted_lines(set, questions)?)?;
         }
     }
     let mut raw = Vec::new();
@@ -232,7 +298,7 @@ mod tests {
             ],
         };
         let dir = tempfile::tempdir().unwrap();
-        let summary = export(&set, dir.path()).unwrap();
+        let summary = export(&set, None, dir.path()).unwrap();
         assert_eq!((summary.tasks, summary.labels, summary.annotators), (3, 5, 2));
         let text = std::fs::read_to_string(dir.path().join("pairwise.jsonl")).unwrap();
         assert_eq!(
@@ -263,7 +329,7 @@ mod tests {
             labels: vec![label("ann", task.clone(), claims(true, false)), label("bob", task, claims(true, true))],
         };
         let dir = tempfile::tempdir().unwrap();
-        export(&set, dir.path()).unwrap();
+        export(&set, None, dir.path()).unwrap();
         // Shares 1/2 and 2/2: mean 0.75. Claim 1 supported by both, claim 2 by one of two.
         let csv = std::fs::read_to_string(dir.path().join("graded.csv")).unwrap();
         assert_eq!(csv, "id,system,label,annotators\nq1,S1,0.75,2\n");
@@ -276,10 +342,63 @@ mod tests {
     }
 
     #[test]
+    fn a_review_keeps_what_most_reviewers_kept_with_the_latest_edit() {
+        let q = |id: &str| Record {
+            id: id.into(),
+            system: "qs".into(),
+            query: format!("question {id}?"),
+            reference: Some("ref".into()),
+            ..Default::default()
+        };
+        let questions = vec![q("q1"), q("q2"), q("q3"), q("q4")];
+        let review = |annotator: &str, id: &str, decision: Decision, query: Option<&str>, time: u64| {
+            let mut l = label(
+                annotator,
+                TaskKey::single(id, "qs"),
+                LabelValue::Review {
+                    decision,
+                    reason: (decision == Decision::Reject).then(|| "wrong_reference".into()),
+                    query: query.map(String::from),
+                    reference: None,
+                },
+            );
+            l.time = time;
+            l
+        };
+        // q1: accepted by one. q2: accepted and rejected (a tie: dropped). q3: edited twice, the
+        // later edit wins. q4: not reviewed (not accepted).
+        let set = LabelSet {
+            view: View::Review,
+            scale: Scale::Likert5,
+            labels: vec![
+                review("ann", "q1", Decision::Accept, None, 1),
+                review("ann", "q2", Decision::Accept, None, 2),
+                review("bob", "q2", Decision::Reject, None, 3),
+                review("bob", "q3", Decision::Edit, Some("Late edit?"), 9),
+                review("ann", "q3", Decision::Edit, Some("Early edit?"), 4),
+            ],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        assert!(export(&set, None, dir.path()).unwrap_err().to_string().contains("--questions"));
+        export(&set, Some(&questions), dir.path()).unwrap();
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(dir.path().join("accepted.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["id"], "q1");
+        assert_eq!(lines[0]["meta"]["review"]["decision"], "accept");
+        assert_eq!(lines[1]["query"], "Late edit?");
+        assert_eq!(lines[1]["meta"]["review"]["original_query"], "question q3?");
+        assert_eq!(lines[1]["reference"], "ref");
+    }
+
+    #[test]
     fn an_empty_label_file_exports_nothing() {
         let set = LabelSet { view: View::Graded, scale: Scale::Crag, labels: vec![] };
         let dir = tempfile::tempdir().unwrap();
-        assert!(export(&set, dir.path()).is_err());
+        assert!(export(&set, None, dir.path()).is_err());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

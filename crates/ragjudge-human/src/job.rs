@@ -27,6 +27,9 @@ pub struct TaskInputs {
     pub judge_labels: Vec<PathBuf>,
     /// Score files: scorer disagreement.
     pub scores: Vec<PathBuf>,
+    /// Review view: testgen's chunks (`chunks.jsonl`: `id`, `text`) to show each question's
+    /// sources; absent: `STEM.testgen/chunks.jsonl` beside the questions file, if there.
+    pub chunks: Option<PathBuf>,
 }
 
 impl TaskInputs {
@@ -42,9 +45,18 @@ pub fn load_tasks(inputs: &TaskInputs) -> Result<(TaskSet, Signals), HumanError>
     }
     let mut records = Vec::new();
     for path in &inputs.runs {
-        records.extend(read_run(path)?);
+        match inputs.view() {
+            View::Review => records.extend(read_questions(path)?),
+            _ => records.extend(read_run(path)?),
+        }
     }
     let mut tasks = TaskSet::build(records, inputs.view())?;
+    if inputs.view() == View::Review {
+        let beside = inputs.runs.first().map(|q| q.with_extension("testgen").join("chunks.jsonl"));
+        if let Some(path) = inputs.chunks.clone().or(beside.filter(|p| p.exists())) {
+            tasks.attach_sources(&read_chunks(&path)?);
+        }
+    }
     let mut signals = Signals::default();
     for path in &inputs.judge_labels {
         signals.add_judge(path)?;
@@ -52,6 +64,47 @@ pub fn load_tasks(inputs: &TaskInputs) -> Result<(TaskSet, Signals), HumanError>
     signals.add_scores(&inputs.scores, &tasks)?;
     tasks.set_verdicts(signals.verdicts.clone());
     Ok((tasks, signals))
+}
+
+/// The questions of a `testgen` output (JSONL records without answers), the system named by the
+/// file's stem; a malformed line is an error naming file, line and field.
+pub fn read_questions(path: &Path) -> Result<Vec<ragjudge_core::Record>, HumanError> {
+    use std::io::BufRead;
+    let name = path.display().to_string();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let file = ragjudge_core::bom::open(path)
+        .map_err(|e| ragjudge_core::InputError::fatal(&name, None, format!("cannot open: {e}")))?;
+    let mut out = Vec::new();
+    for (i, line) in file.lines().enumerate() {
+        let n = i as u64 + 1;
+        let line =
+            line.map_err(|e| ragjudge_core::InputError::fatal(&name, Some(n), format!("unreadable line: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut value: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| ragjudge_core::InputError::fatal(&name, Some(n), format!("invalid JSON: {e}")))?;
+        if let Some(o) = value.as_object_mut() {
+            o.entry("answer").or_insert_with(|| "".into());
+        }
+        let record = ragjudge_core::record_from_json(value, &format!("{name}:{n}"), format!("q{n}"), &stem)?;
+        out.push(record);
+    }
+    if out.is_empty() {
+        return Err(ragjudge_core::InputError::fatal(&name, None, "no records").into());
+    }
+    Ok(out)
+}
+
+/// Chunk texts by id from a `chunks.jsonl` (`id`, `text` per line).
+fn read_chunks(path: &Path) -> Result<HashMap<String, String>, HumanError> {
+    let t = ragjudge_core::read_table(path, &["id", "text"])?;
+    Ok((0..t.rows.len())
+        .map(|i| {
+            let cells = t.key(i, 2);
+            (cells[0].clone(), cells[1].clone())
+        })
+        .collect())
 }
 
 /// The tasks of a labelling session: every task of the runs, or those of `plan` in its order.
@@ -76,7 +129,7 @@ pub fn session_tasks(inputs: &TaskInputs, plan: Option<&Path>) -> Result<TaskSet
 /// indicator or a claim's support, half the grade range for grades.
 pub fn label_sd(view: View, scale: Scale) -> f64 {
     match view {
-        View::Pairwise | View::Claims => 0.5,
+        View::Pairwise | View::Claims | View::Review => 0.5,
         View::Graded => {
             let g = scale.grades();
             let (lo, hi) = (g.first().map_or(0.0, |x| x.0), g.last().map_or(0.0, |x| x.0));

@@ -129,7 +129,7 @@ impl Signals {
         }
         let uncertainty = match tasks.view() {
             View::Pairwise => pair_disagreement(&columns, tasks),
-            View::Graded | View::Claims => rank_disagreement(&columns, tasks),
+            View::Graded | View::Claims | View::Review => rank_disagreement(&columns, tasks),
         };
         self.merge(uncertainty);
         Ok(())

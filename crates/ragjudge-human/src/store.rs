@@ -38,7 +38,37 @@ pub enum LabelValue {
         /// The claims, in the answer's order.
         claims: Vec<ClaimLabel>,
     },
+    /// A test question reviewed.
+    Review {
+        /// Kept, dropped, or kept as edited.
+        decision: Decision,
+        /// Why it was rejected (one of [`REJECT_REASONS`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The question as edited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        query: Option<String>,
+        /// The reference as edited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reference: Option<String>,
+    },
 }
+
+/// A reviewer's decision on a test question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Keep it as it is.
+    Accept,
+    /// Drop it.
+    Reject,
+    /// Keep it as edited.
+    Edit,
+}
+
+/// Why a reviewer rejects a question (the flaws testgen's checks look for, and the rest).
+pub const REJECT_REASONS: [&str; 6] =
+    ["not_self_contained", "wrong_reference", "not_answerable", "duplicate", "off_topic", "other"];
 
 impl LabelValue {
     /// The view this value belongs to.
@@ -47,6 +77,7 @@ impl LabelValue {
             LabelValue::Pairwise { .. } => View::Pairwise,
             LabelValue::Graded { .. } => View::Graded,
             LabelValue::Claims { .. } => View::Claims,
+            LabelValue::Review { .. } => View::Review,
         }
     }
 
@@ -61,9 +92,11 @@ impl LabelValue {
         }
     }
 
-    /// The number a graded export gives the task: the grade, or the share of supported claims.
+    /// The number a graded export gives the task: the grade, the share of supported claims, or
+    /// for a reviewed question 1 when kept (as it is or edited) and 0 when rejected.
     pub fn score(&self) -> Option<f64> {
         match self {
+            LabelValue::Review { decision, .. } => Some(if *decision == Decision::Reject { 0.0 } else { 1.0 }),
             LabelValue::Graded { grade } => Some(*grade),
             LabelValue::Claims { claims } if !claims.is_empty() => {
                 Some(claims.iter().filter(|c| c.supported).count() as f64 / claims.len() as f64)
@@ -145,6 +178,17 @@ impl LabelSet {
                 Err(bad(format!("grade {grade} is not on the scale: {}", grades.join(", "))))
             }
             LabelValue::Claims { claims } if claims.is_empty() => Err(bad("no claim labelled".into())),
+            LabelValue::Review { decision: Decision::Reject, reason, .. }
+                if !reason.as_deref().is_some_and(|r| REJECT_REASONS.contains(&r)) =>
+            {
+                Err(bad(format!("a rejection needs a reason: one of {}", REJECT_REASONS.join(", "))))
+            }
+            LabelValue::Review { decision: Decision::Edit, query, reference, .. }
+                if query.as_deref().is_none_or(|q| q.trim().is_empty())
+                    && reference.as_deref().is_none_or(|r| r.trim().is_empty()) =>
+            {
+                Err(bad("an edit needs the edited question or reference".into()))
+            }
             _ => Ok(()),
         }
     }
@@ -307,6 +351,30 @@ mod tests {
         assert!(set.check(&l).is_ok());
         l.value = LabelValue::Graded { grade: 3.0 };
         assert!(set.check(&l).unwrap_err().to_string().contains("not on the scale"));
+    }
+
+    #[test]
+    fn a_rejection_needs_a_known_reason_and_an_edit_needs_text() {
+        let set = LabelSet { view: View::Review, scale: Scale::Likert5, labels: vec![] };
+        let mut l = pair_label("ann", "q1", Label::A, 1);
+        l.task = TaskKey::single("q1", "qs");
+        let review = |decision, reason: Option<&str>, query: Option<&str>| LabelValue::Review {
+            decision,
+            reason: reason.map(String::from),
+            query: query.map(String::from),
+            reference: None,
+        };
+        for (value, ok) in [
+            (review(Decision::Accept, None, None), true),
+            (review(Decision::Reject, Some("duplicate"), None), true),
+            (review(Decision::Reject, None, None), false),
+            (review(Decision::Reject, Some("boring"), None), false),
+            (review(Decision::Edit, None, Some("Which river?")), true),
+            (review(Decision::Edit, None, Some("  ")), false),
+        ] {
+            l.value = value.clone();
+            assert_eq!(set.check(&l).is_ok(), ok, "{value:?}");
+        }
     }
 
     #[test]

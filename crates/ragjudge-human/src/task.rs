@@ -20,6 +20,8 @@ pub enum View {
     Graded,
     /// Each sentence (claim) of one answer: supported by the passages and reference, or not.
     Claims,
+    /// A generated test question (`testgen`): accept, reject with a reason, or edit.
+    Review,
 }
 
 impl View {
@@ -29,6 +31,7 @@ impl View {
             View::Pairwise => "pairwise",
             View::Graded => "graded",
             View::Claims => "claims",
+            View::Review => "review",
         }
     }
 }
@@ -131,6 +134,8 @@ pub struct TaskView {
     pub claims: Vec<String>,
     /// `meta.topic` of the question, if any.
     pub topic: Option<String>,
+    /// `meta.query_type` of the question (testgen's type), if any.
+    pub query_type: Option<String>,
 }
 
 /// A machine verdict the annotator may reveal after (or instead of) labelling blind.
@@ -186,7 +191,7 @@ impl TaskSet {
                         }
                     }
                 }
-                View::Graded | View::Claims => {
+                View::Graded | View::Claims | View::Review => {
                     tasks.extend(members.iter().map(|&a| (TaskKey::single(&id, &records[a].system), vec![a])));
                 }
             }
@@ -213,6 +218,29 @@ impl TaskSet {
         }
         self.tasks = kept;
         Ok(())
+    }
+
+    /// Gives each question its source passages (review view): the chunks its `meta.source_ids`
+    /// name, from `chunks` (chunk id -> text).
+    pub fn attach_sources(&mut self, chunks: &HashMap<String, String>) {
+        for r in &mut self.records {
+            let ids: Vec<String> = r
+                .meta
+                .get("source_ids")
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            for id in ids {
+                if let Some(text) = chunks.get(&id) {
+                    r.contexts.push(Context { id: Some(id), text: text.clone(), relevance: None });
+                }
+            }
+        }
+    }
+
+    /// Every record, in input order.
+    pub fn all_records(&self) -> &[Record] {
+        &self.records
     }
 
     /// Attaches machine verdicts (shown on request); verdicts of tasks not in the set are ignored.
@@ -285,7 +313,13 @@ impl TaskSet {
             reference: shown.iter().find_map(|r| r.reference.clone()),
             answers,
             claims,
-            topic: first.meta.get("topic").and_then(|v| v.as_str()).map(str::to_string),
+            topic: first
+                .meta
+                .get("topic_label")
+                .or(first.meta.get("topic"))
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            query_type: first.meta.get("query_type").and_then(|v| v.as_str()).map(str::to_string),
         })
     }
 }

@@ -245,6 +245,11 @@ pub fn validate(
             settings.alpha, settings.folds
         )));
     }
+    if truth.view == View::Review {
+        return Err(HumanError::Settings(
+            "validate compares scorers with pairwise or graded labels, not question reviews".into(),
+        ));
+    }
     if truth.view != tasks.view() {
         return Err(HumanError::Settings(format!(
             "the labels are {}, the runs were read as {} tasks",
@@ -474,7 +479,7 @@ fn estimates(
     };
     let map = match truth.view {
         View::Pairwise => None,
-        View::Graded | View::Claims => Some(cross_fit(truth, c)),
+        View::Graded | View::Claims | View::Review => Some(cross_fit(truth, c)),
     };
     let predict = |k: &TaskKey, in_labels: bool| -> Option<f64> {
         let p = *c.predictions.get(k)?;

@@ -4,7 +4,8 @@ chromium and chromium-driver), as a person would use it: keyboard only.
 Pairwise view: log in, label five pairs with the keys 1-5, reload (the five persist and the page
 resumes at the sixth), restart the server (same), reveal a machine verdict, export, and compare
 pairwise.jsonl with what was pressed. Graded and claims views: label two tasks each and check
-the exported graded.csv / claims.jsonl. Screenshots at desktop and phone widths go to
+the exported graded.csv / claims.jsonl. Review view: accept, reject with a reason and edit three
+generated questions, and check accepted.jsonl. Screenshots at desktop and phone widths go to
 --screenshots when given.
 
 Usage: annotate_page.py --ragjudge BIN --repo ROOT --work DIR [--screenshots DIR]
@@ -31,8 +32,9 @@ RUNS = ["examples/runs/oracle.jsonl", "examples/runs/partial.jsonl", "examples/r
 class Server:
     """`ragjudge annotate serve` on a free loopback port."""
 
-    def __init__(self, args, view, labels, export, extra=()):
-        cmd = [args.ragjudge, "annotate", "serve", *[os.path.join(args.repo, r) for r in RUNS],
+    def __init__(self, args, view, labels, export, extra=(), runs=None):
+        runs = runs or [os.path.join(args.repo, r) for r in RUNS]
+        cmd = [args.ragjudge, "annotate", "serve", *runs,
                "--view", view, "--labels", labels, "--export", export, "--addr", "127.0.0.1:0", *extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
@@ -213,6 +215,54 @@ def graded(args, driver, view):
     server.stop()
 
 
+def review(args, driver):
+    """Three generated questions with their source chunk: accept one, reject one (reason 2),
+    edit one; accepted.jsonl holds the first and the edited third."""
+    work = os.path.join(args.work, "review")
+    os.makedirs(os.path.join(work, "qs.testgen"), exist_ok=True)
+    questions = os.path.join(work, "qs.jsonl")
+    with open(questions, "w") as f:
+        for i, (q, r) in enumerate([("What drives the water cycle?", "The Sun"),
+                                     ("What is mentioned in the passage?", "water"),
+                                     ("Where does rain form?", "clouds")], start=1):
+            f.write(json.dumps({"id": f"tg{i}", "query": q, "reference": r,
+                                "meta": {"query_type": "factual", "source_ids": ["c1"]}}) + "\n")
+    with open(os.path.join(work, "qs.testgen", "chunks.jsonl"), "w") as f:
+        f.write(json.dumps({"id": "c1", "text": "The Sun drives the water cycle; rain forms in clouds."}) + "\n")
+    labels, export = os.path.join(work, "labels.json"), os.path.join(work, "export")
+    server = Server(args, "review", labels, export, runs=[questions])
+    driver.get(server.url + "?annotator=dora")
+    wait(driver, lambda d: progress(d) == "0 / 3", "the review page")
+    assert "The Sun drives" in driver.find_element(By.ID, "sources").text
+    label_and_wait(driver, "a", 1, 3)
+    press(driver, "r")
+    wait(driver, lambda d: d.find_element(By.ID, "reasons").is_displayed(), "the reasons")
+    label_and_wait(driver, "2", 2, 3)
+    box = driver.find_element(By.ID, "edit-query")
+    box.clear()
+    box.send_keys("Where do raindrops form in the water cycle?")
+    press(driver, Keys.ESCAPE)
+    before = index(driver)
+    press(driver, "a")
+    wait(driver, lambda d: progress(d) == "3 / 3", "the edit saved")
+    if args.screenshots:
+        press(driver, Keys.ARROW_LEFT)
+        wait(driver, lambda d: index(d) == 1, "the rejected question")
+        driver.save_screenshot(os.path.join(args.screenshots, "annotate-review-desktop.png"))
+    press(driver, "e")
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("exported"), "the export")
+    with open(os.path.join(export, "accepted.jsonl")) as f:
+        kept = [json.loads(line) for line in f]
+    assert [k["id"] for k in kept] == ["tg1", "tg3"], kept
+    assert kept[1]["query"] == "Where do raindrops form in the water cycle?", kept[1]
+    assert kept[1]["meta"]["review"]["original_query"] == "Where does rain form?", kept[1]
+    with open(labels) as f:
+        stored = json.load(f)["labels"]
+    assert [(s["decision"], s.get("reason")) for s in stored] == [("accept", None), ("reject", "wrong_reference"), ("edit", None)], stored
+    assert before == 2
+    server.stop()
+
+
 def phone(args):
     driver = browser(390, 844, mobile=True)
     try:
@@ -250,10 +300,11 @@ def main():
         total = pairwise(args, driver)
         graded(args, driver, "graded")
         graded(args, driver, "claims")
+        review(args, driver)
     finally:
         driver.quit()
     phone(args)
-    print(f"ok: pairwise ({total} tasks), graded and claims views in {time.time() - start:.1f} s")
+    print(f"ok: pairwise ({total} tasks), graded, claims and review views in {time.time() - start:.1f} s")
 
 
 if __name__ == "__main__":

@@ -111,7 +111,9 @@ fn is_loopback_host(host: &str) -> bool {
 }
 
 async fn page() -> Response {
-    let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE.replace("{{CSP}}", CSP)).into_response();
+    // `frame-ancestors` works only as a header; a <meta> policy without it avoids a console error.
+    let meta = CSP.replace("; frame-ancestors 'none'", "");
+    let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE.replace("{{CSP}}", &meta)).into_response();
     r.headers_mut().insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     r
 }
@@ -119,6 +121,7 @@ async fn page() -> Response {
 #[derive(Serialize)]
 struct Session {
     view: View,
+    reasons: &'static [&'static str],
     grades: Vec<Grade>,
     total: usize,
     annotator: Option<String>,
@@ -136,6 +139,7 @@ async fn session(State(app): State<Arc<Annotate>>) -> Json<Session> {
     let annotators = app.store().labels().annotators().into_iter().map(String::from).collect();
     Json(Session {
         view: app.tasks.view(),
+        reasons: &ragjudge_human::store::REJECT_REASONS,
         grades: app.scale.grades().iter().map(|&(value, name)| Grade { value, name }).collect(),
         total: app.tasks.len(),
         annotator: app.annotator.clone(),
@@ -271,7 +275,8 @@ async fn export_labels(State(app): State<Arc<Annotate>>) -> Result<Json<ExportSu
         ));
     };
     let labels = app.store().labels().clone();
-    tokio::task::spawn_blocking(move || export(&labels, &dir))
+    let questions = (app.tasks.view() == View::Review).then(|| app.tasks.all_records().to_vec());
+    tokio::task::spawn_blocking(move || export(&labels, questions.as_deref(), &dir))
         .await
         .map_err(|e| ApiError::internal(format!("export failed: {e}")))?
         .map(Json)

@@ -41,6 +41,8 @@ pub enum ViewArg {
     Graded,
     /// Each sentence of one answer: supported or not.
     Claims,
+    /// Generated test questions (`testgen` output as the runs): accept, reject with a reason, or edit.
+    Review,
 }
 
 /// The `--scale` values.
@@ -71,6 +73,9 @@ pub struct TaskArgs {
     /// Score files (`score -o`): scorer disagreement for `plan`.
     #[arg(long, value_name = "FILE")]
     pub scores: Vec<PathBuf>,
+    /// Review view: testgen's `chunks.jsonl`, to show each question's sources [default: STEM.testgen/chunks.jsonl beside the questions].
+    #[arg(long, value_name = "FILE")]
+    pub chunks: Option<PathBuf>,
 }
 
 impl TaskArgs {
@@ -82,6 +87,7 @@ impl TaskArgs {
                 ViewArg::Pairwise => View::Pairwise,
                 ViewArg::Graded => View::Graded,
                 ViewArg::Claims => View::Claims,
+                ViewArg::Review => View::Review,
             }),
             scale: match self.scale {
                 ScaleArg::Likert5 => Scale::Likert5,
@@ -89,6 +95,7 @@ impl TaskArgs {
             },
             judge_labels: self.judge_labels.clone(),
             scores: self.scores.clone(),
+            chunks: self.chunks.clone(),
         }
     }
 }
@@ -134,6 +141,9 @@ pub struct ExportArgs {
     /// Folder for the label files.
     #[arg(long, short = 'o')]
     pub output: PathBuf,
+    /// A review's questions file (what `testgen` wrote): its kept questions go to `accepted.jsonl`.
+    #[arg(long, value_name = "FILE")]
+    pub questions: Option<PathBuf>,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -185,7 +195,8 @@ fn run_plan(a: &PlanArgs) -> Result<()> {
 
 fn run_export(a: &ExportArgs) -> Result<()> {
     let set = ragjudge_human::store::read_labels(&a.labels)?;
-    let summary = ragjudge_human::export::export(&set, &a.output)?;
+    let questions = a.questions.as_deref().map(ragjudge_human::job::read_questions).transpose()?;
+    let summary = ragjudge_human::export::export(&set, questions.as_deref(), &a.output)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
         return Ok(());
