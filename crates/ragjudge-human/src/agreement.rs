@@ -148,22 +148,9 @@ fn sign(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::HumanLabel;
-    use crate::task::{Scale, TaskKey};
+    use crate::task::Scale;
+    use crate::test_support::pair;
     use ragjudge_dice::labels::Label;
-
-    fn pair(annotator: &str, id: &str, label: Label, strength: u8) -> HumanLabel {
-        HumanLabel {
-            annotator: annotator.into(),
-            task: TaskKey::pair(id, "S1", "S2"),
-            value: LabelValue::Pairwise { label, strength },
-            note: None,
-            shown_left: None,
-            verdict_seen: false,
-            seconds: None,
-            time: 0,
-        }
-    }
 
     #[test]
     fn two_annotators_on_pairs() {

@@ -263,24 +263,8 @@ mod tests {
     use super::*;
     use crate::store::ClaimLabel;
     use crate::task::Scale;
+    use crate::test_support::{label, pair};
     use ragjudge_dice::labels::PairLabels;
-
-    fn label(annotator: &str, task: TaskKey, value: LabelValue) -> HumanLabel {
-        HumanLabel {
-            annotator: annotator.into(),
-            task,
-            value,
-            note: None,
-            shown_left: None,
-            verdict_seen: false,
-            seconds: None,
-            time: 0,
-        }
-    }
-
-    fn pair(annotator: &str, id: &str, l: Label, strength: u8) -> HumanLabel {
-        label(annotator, TaskKey::pair(id, "S1", "S2"), LabelValue::Pairwise { label: l, strength })
-    }
 
     #[test]
     fn pairwise_export_is_the_mean_preference_and_reads_as_gold_labels() {

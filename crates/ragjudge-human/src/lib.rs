@@ -26,6 +26,8 @@ pub mod plan;
 pub mod signals;
 pub mod store;
 pub mod task;
+#[cfg(test)]
+mod test_support;
 pub mod validate;
 
 pub use error::HumanError;

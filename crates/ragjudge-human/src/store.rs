@@ -283,19 +283,7 @@ fn session_lock_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pair_label(annotator: &str, id: &str, label: Label, strength: u8) -> HumanLabel {
-        HumanLabel {
-            annotator: annotator.into(),
-            task: TaskKey::pair(id, "S1", "S2"),
-            value: LabelValue::Pairwise { label, strength },
-            note: None,
-            shown_left: None,
-            verdict_seen: false,
-            seconds: None,
-            time: 0,
-        }
-    }
+    use crate::test_support::pair;
 
     #[test]
     fn labels_persist_and_a_relabel_replaces() {
@@ -303,10 +291,10 @@ mod tests {
         let path = dir.path().join("labels.json");
         {
             let mut store = LabelStore::open(&path, View::Pairwise, Scale::Likert5, Provenance::default()).unwrap();
-            store.put(pair_label("ann", "q1", Label::A, 2)).unwrap();
-            store.put(pair_label("ann", "q2", Label::Tie, 1)).unwrap();
-            store.put(pair_label("ann", "q1", Label::B, 1)).unwrap();
-            store.put(pair_label("bob", "q1", Label::A, 1)).unwrap();
+            store.put(pair("ann", "q1", Label::A, 2)).unwrap();
+            store.put(pair("ann", "q2", Label::Tie, 1)).unwrap();
+            store.put(pair("ann", "q1", Label::B, 1)).unwrap();
+            store.put(pair("bob", "q1", Label::A, 1)).unwrap();
         }
         let set = read_labels(&path).unwrap();
         assert_eq!(set.labels.len(), 3);
@@ -325,7 +313,7 @@ mod tests {
         let mut first = LabelStore::open(&path, View::Pairwise, Scale::Likert5, Provenance::default()).unwrap();
         let e = LabelStore::open(&path, View::Pairwise, Scale::Likert5, Provenance::default()).unwrap_err();
         assert!(matches!(e, HumanError::Artifact(_)), "{e}");
-        first.put(pair_label("ann", "q1", Label::A, 1)).unwrap();
+        first.put(pair("ann", "q1", Label::A, 1)).unwrap();
         drop(first);
         let e = LabelStore::open(&path, View::Graded, Scale::Likert5, Provenance::default()).unwrap_err();
         assert!(e.to_string().contains("holds pairwise labels, not graded"), "{e}");
@@ -337,15 +325,15 @@ mod tests {
         let path = dir.path().join("labels.json");
         let mut store = LabelStore::open(&path, View::Pairwise, Scale::Likert5, Provenance::default()).unwrap();
         for (label, strength, why) in [(Label::Tie, 2, "a tie has strength 1"), (Label::A, 3, "strength must be 1")] {
-            let e = store.put(pair_label("ann", "q1", label, strength)).unwrap_err();
+            let e = store.put(pair("ann", "q1", label, strength)).unwrap_err();
             assert!(e.to_string().contains(why), "{e}");
         }
-        let mut graded = pair_label("ann", "q1", Label::A, 1);
+        let mut graded = pair("ann", "q1", Label::A, 1);
         graded.value = LabelValue::Graded { grade: 3.0 };
         assert!(store.put(graded).unwrap_err().to_string().contains("a graded label in a pairwise session"));
         assert!(!path.exists());
         let set = LabelSet { view: View::Graded, scale: Scale::Crag, labels: vec![] };
-        let mut l = pair_label("ann", "q1", Label::A, 1);
+        let mut l = pair("ann", "q1", Label::A, 1);
         l.task = TaskKey::single("q1", "S1");
         l.value = LabelValue::Graded { grade: 0.5 };
         assert!(set.check(&l).is_ok());
@@ -356,7 +344,7 @@ mod tests {
     #[test]
     fn a_rejection_needs_a_known_reason_and_an_edit_needs_text() {
         let set = LabelSet { view: View::Review, scale: Scale::Likert5, labels: vec![] };
-        let mut l = pair_label("ann", "q1", Label::A, 1);
+        let mut l = pair("ann", "q1", Label::A, 1);
         l.task = TaskKey::single("q1", "qs");
         let review = |decision, reason: Option<&str>, query: Option<&str>| LabelValue::Review {
             decision,
@@ -379,7 +367,7 @@ mod tests {
 
     #[test]
     fn a_label_line_reads_as_written() {
-        let l = pair_label("ann", "q1", Label::B, 2);
+        let l = pair("ann", "q1", Label::B, 2);
         let json = serde_json::to_string(&l).unwrap();
         assert_eq!(
             json,
