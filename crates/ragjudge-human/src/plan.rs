@@ -169,12 +169,13 @@ pub fn plan(tasks: &TaskSet, signals: &Signals, settings: &PlanSettings, sd: f64
     let n_targeted = if has_signal { (n as f64 * settings.targeted_share).round() as usize } else { 0 };
     let n_uniform = n - n_targeted;
 
+    let keys: Vec<&TaskKey> = tasks.keys().collect();
+    let uncertainty: Vec<Option<f64>> = keys.iter().map(|k| signals.uncertainty.get(*k).copied()).collect();
     let mut taken = vec![false; tasks.len()];
     let uniform = draw(&strata, n_uniform, &mut taken, &mut rng, |_| 1.0);
-    let weight = |i: usize| 0.05 + tasks_uncertainty(tasks, signals, i).unwrap_or(0.0);
+    let weight = |i: usize| 0.05 + uncertainty[i].unwrap_or(0.0);
     let targeted = draw(&strata, n_targeted, &mut taken, &mut rng, weight);
 
-    let keys: Vec<&TaskKey> = tasks.keys().collect();
     let stratum_of: BTreeMap<usize, &str> =
         strata.iter().flat_map(|s| s.members.iter().map(move |&i| (i, s.name.as_str()))).collect();
     let mut planned: Vec<PlannedTask> = uniform
@@ -185,7 +186,7 @@ pub fn plan(tasks: &TaskSet, signals: &Signals, settings: &PlanSettings, sd: f64
             task: keys[i].clone(),
             purpose,
             stratum: stratum_of[&i].to_string(),
-            uncertainty: tasks_uncertainty(tasks, signals, i),
+            uncertainty: uncertainty[i],
         })
         .collect();
     planned.shuffle(&mut rng);
@@ -206,10 +207,6 @@ pub fn plan(tasks: &TaskSet, signals: &Signals, settings: &PlanSettings, sd: f64
         strata: counts,
         sample_size,
     })
-}
-
-fn tasks_uncertainty(tasks: &TaskSet, signals: &Signals, i: usize) -> Option<f64> {
-    tasks.keys().nth(i).and_then(|k| signals.uncertainty.get(k).copied())
 }
 
 /// One stratum: a system pair (or system) and a topic.

@@ -1,11 +1,11 @@
 //! What machines already say about each task: a judge's verdicts (shown on request, and its
 //! uncertainty) and how much the candidate scorers disagree, for a plan to weigh toward.
 
+use crate::candidates::{from_scores, Candidate};
 use crate::error::HumanError;
 use crate::task::{MachineVerdict, TaskKey, TaskSet, View};
 use ragjudge_core::InputError;
 use ragjudge_dice::labels::Label;
-use ragjudge_eval::scores::read_score_file;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -20,9 +20,6 @@ pub struct Signals {
     /// cover the task.
     pub uncertainty: HashMap<TaskKey, f64>,
 }
-
-/// A score column: its name and its values by (id, system).
-type Column = (String, HashMap<(String, String), f64>);
 
 /// One verdict of a judge's pairwise label file, turned to the task's system order.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,18 +108,9 @@ impl Signals {
     /// claims: each column's value as a percentile among all answers; uncertainty = twice the
     /// standard deviation of the percentiles (0 when every column ranks the answer alike).
     pub fn add_scores(&mut self, paths: &[impl AsRef<Path>], tasks: &TaskSet) -> Result<(), HumanError> {
-        let mut columns: Vec<Column> = Vec::new();
+        let mut columns = Vec::new();
         for path in paths {
-            let file = read_score_file(path.as_ref()).map_err(|e| HumanError::Settings(e.to_string()))?;
-            for (c, name) in file.columns.iter().enumerate() {
-                let mut values = HashMap::new();
-                for row in &file.rows {
-                    if let Some(v) = row.values[c] {
-                        values.entry((row.id.clone(), row.system.clone())).or_insert(v);
-                    }
-                }
-                columns.push((name.clone(), values));
-            }
+            columns.extend(from_scores(path.as_ref(), tasks, false)?);
         }
         if columns.is_empty() {
             return Ok(());
@@ -142,36 +130,31 @@ impl Signals {
     }
 }
 
-fn pair_disagreement(columns: &[Column], tasks: &TaskSet) -> HashMap<TaskKey, f64> {
+/// Per pair, `1 - |votes for A - votes for B| / columns`, each column voting by the sign of its
+/// difference (a zero difference votes for neither).
+fn pair_disagreement(columns: &[Candidate], tasks: &TaskSet) -> HashMap<TaskKey, f64> {
     let mut out = HashMap::new();
     for key in tasks.keys() {
-        let Some(b) = &key.system_b else { continue };
-        let (mut votes, mut margin) = (0usize, 0i64);
-        for (_, values) in columns {
-            let (Some(x), Some(y)) =
-                (values.get(&(key.id.clone(), key.system.clone())), values.get(&(key.id.clone(), b.clone())))
-            else {
-                continue;
-            };
-            votes += 1;
-            margin += (y > x) as i64 - (x > y) as i64;
+        let diffs: Vec<f64> = columns.iter().filter_map(|c| c.predictions.get(key).copied()).collect();
+        if diffs.is_empty() {
+            continue;
         }
-        if votes > 0 {
-            out.insert(key.clone(), 1.0 - margin.unsigned_abs() as f64 / votes as f64);
-        }
+        let margin: i64 = diffs.iter().map(|&d| (d > 0.0) as i64 - (d < 0.0) as i64).sum();
+        out.insert(key.clone(), 1.0 - margin.unsigned_abs() as f64 / diffs.len() as f64);
     }
     out
 }
 
-fn rank_disagreement(columns: &[Column], tasks: &TaskSet) -> HashMap<TaskKey, f64> {
-    // Percentile of each answer's value within each column (ties share their mid-rank).
-    let percentiles: Vec<HashMap<&(String, String), f64>> = columns
+/// Per answer, twice the standard deviation of its percentiles across the columns (mid-ranks
+/// for ties), at most 1.
+fn rank_disagreement(columns: &[Candidate], tasks: &TaskSet) -> HashMap<TaskKey, f64> {
+    let percentiles: Vec<HashMap<&TaskKey, f64>> = columns
         .iter()
-        .map(|(_, values)| {
-            let mut sorted: Vec<f64> = values.values().copied().collect();
+        .map(|c| {
+            let mut sorted: Vec<f64> = c.predictions.values().copied().collect();
             sorted.sort_by(f64::total_cmp);
             let n = sorted.len() as f64;
-            values
+            c.predictions
                 .iter()
                 .map(|(k, v)| {
                     let below = sorted.partition_point(|x| x < v) as f64;
@@ -183,8 +166,7 @@ fn rank_disagreement(columns: &[Column], tasks: &TaskSet) -> HashMap<TaskKey, f6
         .collect();
     let mut out = HashMap::new();
     for key in tasks.keys() {
-        let k = (key.id.clone(), key.system.clone());
-        let ps: Vec<f64> = percentiles.iter().filter_map(|p| p.get(&k).copied()).collect();
+        let ps: Vec<f64> = percentiles.iter().filter_map(|p| p.get(key).copied()).collect();
         if ps.len() >= 2 {
             let mean = ps.iter().sum::<f64>() / ps.len() as f64;
             let sd = (ps.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / ps.len() as f64).sqrt();

@@ -722,8 +722,7 @@ mod tests {
     fn ppi_uses_the_pick_on_the_unlabelled_pairs() {
         // 12 labelled pairs, all preferring S2 (win 1), and 8 more unlabelled ones where the
         // pick also prefers S2: the estimate is 1 with a zero-width classical interval.
-        let mut pref = vec![1.0; 20];
-        pref[0] = 1.0;
+        let pref = vec![1.0; 20];
         let (tasks, mut truth) = setup(&pref);
         truth.values.retain(|k, _| k.id.as_str() < "q12");
         let c = candidate("m", Source::Metric, &tasks, |i| 1.0 + i as f64 * 0.1);
