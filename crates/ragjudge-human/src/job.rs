@@ -145,6 +145,8 @@ pub fn plan_job(
     output: &Path,
     mut provenance: Provenance,
 ) -> Result<Plan, HumanError> {
+    let all_inputs: Vec<&PathBuf> = inputs.runs.iter().chain(&inputs.judge_labels).chain(&inputs.scores).collect();
+    ragjudge_artifacts::check_not_input(output, &all_inputs)?;
     let (tasks, signals) = load_tasks(inputs)?;
     let plan = plan(&tasks, &signals, settings, label_sd(inputs.view(), inputs.scale))?;
     provenance.add_inputs(&inputs.runs)?;
@@ -245,6 +247,12 @@ pub fn validate_job(
     output: Option<&Path>,
     mut provenance: Provenance,
 ) -> Result<Validation, HumanError> {
+    if let Some(output) = output {
+        let mut all_inputs: Vec<&PathBuf> = vec![&inputs.labels];
+        all_inputs.extend(inputs.plan.iter().chain(&inputs.runs).chain(&inputs.scores));
+        all_inputs.extend(inputs.judges.iter().map(|(_, p)| p));
+        ragjudge_artifacts::check_not_input(output, &all_inputs)?;
+    }
     let truth = read_truth(inputs)?;
     let task_inputs = TaskInputs { runs: inputs.runs.clone(), view: Some(truth.view), ..TaskInputs::default() };
     let (tasks, _) = load_tasks(&task_inputs)?;
@@ -300,6 +308,17 @@ mod tests {
         assert_eq!(t.view, View::Pairwise);
         assert_eq!(t.values[&TaskKey::pair("q1", "oracle", "wrong")], -1.0);
         assert_eq!(t.values[&TaskKey::pair("q2", "oracle", "wrong")], 2.0);
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let labels = dir.path().join("labels.jsonl");
+        std::fs::write(&labels, "{}").unwrap();
+        let inputs = ValidateInputs { labels: labels.clone(), ..Default::default() };
+        let e = validate_job(&inputs, &ValidateSettings::default(), Some(&labels), Provenance::default()).unwrap_err();
+        assert!(matches!(e, HumanError::Artifact(_)), "{e}");
+        assert_eq!(std::fs::read_to_string(&labels).unwrap(), "{}");
     }
 
     #[test]
