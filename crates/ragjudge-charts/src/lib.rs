@@ -3,7 +3,8 @@
 //!
 //! A [`Chart`] is plain data (serde-serialisable); [`render_svg`] and [`render_png`] draw it with
 //! `plotters` through one drawing routine generic over the backend, so the SVG and the PNG show the
-//! same picture. Text is rendered from DejaVu Sans embedded in the library, so PNGs need no system
+//! same picture. Text is rendered from DejaVu Sans (and, for CJK text, a WenQuanYi Micro Hei subset)
+//! embedded in the library, so PNGs need no system
 //! fonts. Colours are colour-blind safe: Okabe-Ito for categories, viridis for sequential scales
 //! and ColorBrewer RdBu (blue - white - red) for diverging ones. Output is deterministic: the same
 //! chart gives byte-identical SVG.

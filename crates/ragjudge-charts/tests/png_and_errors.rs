@@ -191,3 +191,49 @@ fn degenerate_data_draws_without_nan() {
         render_png(&chart, Size::default()).unwrap();
     }
 }
+
+/// Dark pixels of the title band of `chart` drawn as PNG, as a set of positions.
+fn title_ink(chart: &Chart) -> HashSet<(u32, u32)> {
+    let (w, _, px) = decode(&render_png(chart, Size::default()).unwrap());
+    (4..36)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| px[(y * w + x) as usize].iter().all(|c| *c < 100))
+        .collect()
+}
+
+#[test]
+fn chinese_text_is_drawn_with_glyphs_not_boxes() {
+    let titled = |t: &str| {
+        let mut c = common::bars();
+        c.title = t.into();
+        c
+    };
+    // Without a CJK face each character is the same missing-glyph box (or nothing): two titles
+    // of different characters would leave the same ink. Drawn from the embedded face, they differ,
+    // and a dense character leaves more ink than a sparse one of the same width.
+    let dense = title_ink(&titled("检索增强生成评测"));
+    let sparse = title_ink(&titled("一二三十八人十一"));
+    assert!(dense.len() > 200, "{} dark pixels", dense.len());
+    assert_ne!(dense, sparse);
+    assert!(dense.len() > sparse.len() * 2, "dense {} vs sparse {}", dense.len(), sparse.len());
+    // Mixed text draws its Latin letters too (the CJK face carries Latin-1).
+    assert!(title_ink(&titled("系统 A 的得分")).len() > title_ink(&titled("系统 的得分")).len());
+}
+
+#[test]
+fn chinese_svg_text_names_a_cjk_family_and_english_text_keeps_its_own() {
+    let mut c = common::bars();
+    c.title = "各系统得分".into();
+    let svg = render_svg(&c, Size::default()).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let family_of = |text: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name("text") && n.text().map(str::trim) == Some(text))
+            .and_then(|n| n.attribute("font-family"))
+            .map(str::to_string)
+    };
+    let zh = family_of("各系统得分").unwrap_or_else(|| panic!("the title is not drawn: {svg}"));
+    assert!(zh.starts_with("'WenQuanYi Micro Hei'") && zh.ends_with("sans-serif"), "{zh}");
+    // The x axis label of the sample bar chart is English.
+    assert_eq!(family_of("set size").as_deref(), Some("sans-serif"));
+}

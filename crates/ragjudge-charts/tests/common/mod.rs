@@ -276,5 +276,35 @@ pub fn stress() -> Vec<(&'static str, Chart)> {
         })
         .collect();
     let lines10 = chart("Elo by round, ten systems", "round", "Elo", ChartBody::Lines { series });
-    vec![("stress_intervals64", intervals64), ("stress_heatmap_wide", heat), ("stress_lines10", lines10)]
+    vec![
+        ("stress_intervals64", intervals64),
+        ("stress_heatmap_wide", heat),
+        ("stress_lines10", lines10),
+        ("zh_intervals", zh()),
+    ]
+}
+
+/// Chinese labels and title, one label mixed with Latin letters and digits.
+pub fn zh() -> Chart {
+    let rows =
+        [("参考答案", 0.71, 0.62, 0.79), ("检索增强生成 (BM25 + e5)", 0.55, 0.46, 0.64), ("仅模型", 0.18, 0.11, 0.26)];
+    chart(
+        "各层级的胜率（95% 置信区间）",
+        "胜率",
+        "系统",
+        ChartBody::Intervals {
+            rows: rows
+                .iter()
+                .map(|&(label, estimate, low, high)| IntervalRow {
+                    label: label.into(),
+                    estimate,
+                    low,
+                    high,
+                    n: Some(70),
+                    highlight: false,
+                })
+                .collect(),
+            reference: Some(0.5),
+        },
+    )
 }
