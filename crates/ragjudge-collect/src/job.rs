@@ -6,7 +6,7 @@ use crate::command::CommandTarget;
 use crate::error::CollectError;
 use crate::http::HttpTarget;
 use crate::questions::read_questions;
-use crate::rag::{Passages, RagOptions, ReferenceRag, Retrieval};
+use crate::rag::{Passages, RagOptions, ReferenceRag, Retrieval, RetrievalOnly};
 use crate::reference::ReferenceAnswers;
 use crate::run::{collect, CollectSettings, Collected};
 use crate::template::{default_template, Exchange};
@@ -47,6 +47,8 @@ impl Tier {
 pub enum TargetSpec {
     /// The reference answers with their source passages.
     Reference,
+    /// The built-in RAG's retrieval alone: passages, no answer.
+    Retrieve,
     /// A program: JSON on stdin, JSON on stdout.
     Command(String),
     /// An HTTP endpoint.
@@ -59,10 +61,13 @@ pub enum TargetSpec {
 
 impl TargetSpec {
     /// Parses `http:URL` (or a bare `http://` / `https://` URL), `cmd:PROGRAM ARGS`,
-    /// `local:MODEL`, `openai:MODEL`, `closed-book:MODEL` or `reference`.
+    /// `local:MODEL`, `openai:MODEL`, `closed-book:MODEL`, `retrieve` or `reference`.
     pub fn parse(spec: &str) -> Result<Self, CollectError> {
         if spec == "reference" {
             return Ok(TargetSpec::Reference);
+        }
+        if spec == "retrieve" {
+            return Ok(TargetSpec::Retrieve);
         }
         if let Some(line) = spec.strip_prefix("cmd:") {
             return Ok(TargetSpec::Command(line.to_string()));
@@ -78,7 +83,7 @@ impl TargetSpec {
             return Ok(TargetSpec::Rag(spec.to_string()));
         }
         Err(CollectError::Settings(format!(
-            "--target {spec:?}: expected http:URL, cmd:PROGRAM, local:MODEL, openai:MODEL, closed-book:MODEL or reference"
+            "--target {spec:?}: expected http:URL, cmd:PROGRAM, local:MODEL, openai:MODEL, closed-book:MODEL, retrieve or reference"
         )))
     }
 
@@ -188,6 +193,9 @@ impl TargetOptions {
         let mut notes = Vec::new();
         let target: Box<dyn Target> = match spec {
             TargetSpec::Reference => Box::new(ReferenceAnswers::new(self.passages(&mut notes)?)),
+            TargetSpec::Retrieve => {
+                Box::new(RetrievalOnly::new(self.passages(&mut notes)?, models.reranker()?, self.rag)?)
+            }
             TargetSpec::Command(line) => Box::new(CommandTarget::new(line, self.exchange()?, self.timeout)?),
             TargetSpec::Http(url) => Box::new(HttpTarget::new(url, self.headers()?, self.exchange()?, self.timeout)),
             TargetSpec::ClosedBook(model) => {
@@ -350,6 +358,7 @@ mod tests {
     #[test]
     fn target_specs_parse_and_tiers_spell_out() {
         assert_eq!(TargetSpec::parse("reference").unwrap(), TargetSpec::Reference);
+        assert_eq!(TargetSpec::parse("retrieve").unwrap(), TargetSpec::Retrieve);
         assert_eq!(TargetSpec::parse("cmd:./rag --x").unwrap(), TargetSpec::Command("./rag --x".into()));
         assert_eq!(TargetSpec::parse("http:https://h/x").unwrap(), TargetSpec::Http("https://h/x".into()));
         assert_eq!(TargetSpec::parse("http://h/x").unwrap(), TargetSpec::Http("http://h/x".into()));

@@ -72,7 +72,12 @@ impl Passages {
         self.chunks.is_empty()
     }
 
-    /// The chunk with this id.
+    /// Every chunk, in corpus order.
+    pub fn chunks(&self) -> &[Chunk] {
+        &self.chunks
+    }
+
+    /// The chunk with id `id`.
     pub fn get(&self, id: &str) -> Option<&Chunk> {
         self.by_id.get(id).map(|&i| &self.chunks[i])
     }
@@ -113,6 +118,97 @@ pub enum Retrieval {
     ClosedBook,
 }
 
+impl Retrieval {
+    /// The best `options.k` passages for `query`, best first (none closed-book).
+    pub fn retrieve(&self, query: &str, options: &RagOptions) -> Result<Vec<Context>, CallError> {
+        let Retrieval::Corpus { passages, embedder } = self else {
+            return Ok(Vec::new());
+        };
+        let wanted = if embedder.is_some() { options.candidates.max(options.k) } else { options.k };
+        let mut hits: Vec<usize> = passages
+            .index
+            .search(query, wanted)
+            .map_err(|e| CallError::fatal(e.to_string()))?
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        if let Some(emb) = embedder {
+            if hits.len() > 1 {
+                let mut texts: Vec<&str> = vec![query];
+                texts.extend(hits.iter().map(|&i| passages.chunks[i].text.as_str()));
+                let v = emb.embed(&texts).map_err(call_error)?;
+                let mut scored = hits
+                    .iter()
+                    .zip(&v[1..])
+                    .map(|(&i, e)| Ok((i, cosine_or_zero(&v[0], e)?)))
+                    .collect::<Result<Vec<(usize, f64)>, CosineError>>()
+                    .map_err(|e| CallError::fatal(format!("re-ranking: {e}")))?;
+                // Stable: equal cosines keep their BM25 order.
+                scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+                hits = scored.into_iter().map(|(i, _)| i).collect();
+            }
+        }
+        hits.truncate(options.k);
+        Ok(hits
+            .into_iter()
+            .map(|i| {
+                let c = &passages.chunks[i];
+                Context { id: Some(c.id.clone()), text: c.text.clone(), relevance: None }
+            })
+            .collect())
+    }
+}
+
+/// The built-in RAG's retrieval alone as a [`Target`]: each question's passages and no answer,
+/// so that `score --metrics retrieval` measures a retriever (BM25, or BM25 re-ranked) without
+/// asking any model.
+pub struct RetrievalOnly {
+    retrieval: Retrieval,
+    options: RagOptions,
+    identity: String,
+}
+
+impl std::fmt::Debug for RetrievalOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RetrievalOnly").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl RetrievalOnly {
+    /// BM25 over `passages`, re-ranked by `embedder` when given.
+    pub fn new(
+        passages: std::sync::Arc<Passages>,
+        embedder: Option<Box<dyn Embedder>>,
+        options: RagOptions,
+    ) -> Result<Self, CollectError> {
+        if options.k == 0 {
+            return Err(CollectError::Settings("retrieval needs k >= 1 passages".into()));
+        }
+        if passages.is_empty() {
+            return Err(CollectError::Settings("the corpus to retrieve from has no text".into()));
+        }
+        let identity = format!(
+            "retrieve-v1|{}|k={}|rerank={}|candidates={}",
+            passages.fingerprint(),
+            options.k,
+            embedder.as_ref().map_or("none".to_string(), |e| e.identity()),
+            options.candidates
+        );
+        Ok(Self { retrieval: Retrieval::Corpus { passages, embedder }, options, identity })
+    }
+}
+
+impl Target for RetrievalOnly {
+    fn identity(&self) -> String {
+        self.identity.clone()
+    }
+
+    fn answer(&self, question: &Question) -> Result<Answer, CallError> {
+        let contexts = self.retrieval.retrieve(&question.record.query, &self.options)?;
+        Ok(Answer { answer: String::new(), contexts })
+    }
+}
+
 /// The built-in reference RAG as a [`Target`].
 pub struct ReferenceRag {
     retrieval: Retrieval,
@@ -151,41 +247,7 @@ impl ReferenceRag {
 
     /// The passages for `query`, best first.
     pub fn retrieve(&self, query: &str) -> Result<Vec<Context>, CallError> {
-        let Retrieval::Corpus { passages, embedder } = &self.retrieval else {
-            return Ok(Vec::new());
-        };
-        let wanted = if embedder.is_some() { self.options.candidates.max(self.options.k) } else { self.options.k };
-        let mut hits: Vec<usize> = passages
-            .index
-            .search(query, wanted)
-            .map_err(|e| CallError::fatal(e.to_string()))?
-            .into_iter()
-            .map(|(i, _)| i)
-            .collect();
-        if let Some(emb) = embedder {
-            if hits.len() > 1 {
-                let mut texts: Vec<&str> = vec![query];
-                texts.extend(hits.iter().map(|&i| passages.chunks[i].text.as_str()));
-                let v = emb.embed(&texts).map_err(call_error)?;
-                let mut scored = hits
-                    .iter()
-                    .zip(&v[1..])
-                    .map(|(&i, e)| Ok((i, cosine_or_zero(&v[0], e)?)))
-                    .collect::<Result<Vec<(usize, f64)>, CosineError>>()
-                    .map_err(|e| CallError::fatal(format!("re-ranking: {e}")))?;
-                // Stable: equal cosines keep their BM25 order.
-                scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-                hits = scored.into_iter().map(|(i, _)| i).collect();
-            }
-        }
-        hits.truncate(self.options.k);
-        Ok(hits
-            .into_iter()
-            .map(|i| {
-                let c = &passages.chunks[i];
-                Context { id: Some(c.id.clone()), text: c.text.clone(), relevance: None }
-            })
-            .collect())
+        self.retrieval.retrieve(query, &self.options)
     }
 
     /// The prompt for a question and its passages.

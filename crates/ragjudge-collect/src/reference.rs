@@ -6,8 +6,11 @@
 use crate::questions::Question;
 use crate::rag::Passages;
 use crate::target::{Answer, CallError, Target};
+use ragjudge_core::text::words;
 use ragjudge_core::Context;
+use ragjudge_testgen::Chunk;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Reference answers with their source passages, as a [`Target`].
@@ -40,12 +43,16 @@ impl Target for ReferenceAnswers {
         };
         let mut contexts = Vec::with_capacity(sources.len());
         for id in &sources {
-            let chunk = self.passages.get(id).ok_or_else(|| {
-                CallError::fatal(format!(
-                    "source passage {id:?} is not a chunk of the corpus (chunked with other settings than testgen's?)"
-                ))
-            })?;
-            contexts.push(Context { id: Some(id.clone()), text: chunk.text.clone(), relevance: None });
+            let chunk = self
+                .passages
+                .get(id)
+                .or_else(|| best_chunk_of_document(&self.passages, id, reference))
+                .ok_or_else(|| {
+                    CallError::fatal(format!(
+                        "source passage {id:?} is neither a chunk nor a document of the corpus (chunked with other settings than testgen's?)"
+                    ))
+                })?;
+            contexts.push(Context { id: Some(chunk.id.clone()), text: chunk.text.clone(), relevance: None });
         }
         // An unanswerable question's source does not answer it: nothing to cite.
         let unanswerable = q.meta.get("query_type").and_then(Value::as_str) == Some("unanswerable");
@@ -57,4 +64,23 @@ impl Target for ReferenceAnswers {
         };
         Ok(Answer { answer, contexts })
     }
+}
+
+/// For a question set that names the source document rather than the chunk: the chunk of
+/// document `doc` that holds the most distinct word tokens of the reference (a CJK character is
+/// a token), the first of those on ties; `None` when the corpus has no such document.
+fn best_chunk_of_document<'a>(passages: &'a Passages, doc: &str, reference: &str) -> Option<&'a Chunk> {
+    let wanted: HashSet<String> = words(reference).into_iter().map(str::to_lowercase).collect();
+    let shared = |c: &Chunk| {
+        let have: HashSet<String> = words(&c.text).into_iter().map(str::to_lowercase).collect();
+        wanted.intersection(&have).count()
+    };
+    let mut best: Option<(&Chunk, usize)> = None;
+    for c in passages.chunks().iter().filter(|c| c.doc_id == doc) {
+        let n = shared(c);
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((c, n));
+        }
+    }
+    best.map(|(c, _)| c)
 }

@@ -121,12 +121,22 @@ fn ask(target: &dyn Target, q: &Question, settings: &CollectSettings) -> (Result
     }
 }
 
+/// Whether the passage `id` is one the question is known to be answered by: listed itself, or a
+/// chunk `DOC:N` (the built-in RAG's and testgen's chunk ids) of a listed document `DOC`, for
+/// question sets that name the source document rather than the chunk.
+fn known_relevant(relevant: &[String], id: &str) -> bool {
+    relevant.iter().any(|r| r == id)
+        || id.rsplit_once(':').is_some_and(|(doc, n)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && relevant.iter().any(|r| r == doc)
+        })
+}
+
 /// The output record of an answered question; passages the question is known to be answered
 /// by get relevance [`KNOWN_RELEVANT`].
 pub fn to_record(q: &Question, answer: Answer, system: &str) -> Record {
     let mut contexts = answer.contexts;
     for c in &mut contexts {
-        if c.relevance.is_none() && c.id.as_ref().is_some_and(|id| q.relevant.contains(id)) {
+        if c.relevance.is_none() && c.id.as_deref().is_some_and(|id| known_relevant(&q.relevant, id)) {
             c.relevance = Some(KNOWN_RELEVANT);
         }
     }
@@ -217,4 +227,25 @@ pub fn collect(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::known_relevant;
+
+    #[test]
+    fn a_listed_passage_or_a_chunk_of_a_listed_document_is_known_relevant() {
+        let relevant = vec!["718524943".to_string(), "doc:2".to_string()];
+        assert!(known_relevant(&relevant, "718524943"));
+        assert!(known_relevant(&relevant, "718524943:0"));
+        assert!(known_relevant(&relevant, "718524943:17"));
+        assert!(known_relevant(&relevant, "doc:2"));
+        // A listed id names a document as well: `doc:2:1` is its chunk 1.
+        assert!(known_relevant(&relevant, "doc:2:1"));
+        // Another document, a suffix that is not a chunk number, a prefix of a listed id.
+        assert!(!known_relevant(&relevant, "718524944:0"));
+        assert!(!known_relevant(&relevant, "718524943:a"));
+        assert!(!known_relevant(&relevant, "718524943:"));
+        assert!(!known_relevant(&relevant, "doc"));
+    }
 }

@@ -3,7 +3,7 @@
 //! the closed-book tier sends no passages, and the reference tier cites the question's sources.
 
 use ragjudge_collect::questions::{question_from_json, Question};
-use ragjudge_collect::rag::{Passages, RagOptions, ReferenceRag, Retrieval};
+use ragjudge_collect::rag::{Passages, RagOptions, ReferenceRag, Retrieval, RetrievalOnly};
 use ragjudge_collect::reference::ReferenceAnswers;
 use ragjudge_collect::run::{collect, CollectSettings, KNOWN_RELEVANT};
 use ragjudge_collect::Target;
@@ -124,8 +124,72 @@ fn the_reference_tier_cites_the_sources_and_names_a_missing_one() {
         high.answer(&question("q2", "x?", json!({"source_ids": ["water:0"], "query_type": "unanswerable"}))).unwrap();
     assert_eq!(a.answer, "Evaporation.", "an unanswerable question cites nothing");
     let e = high.answer(&question("q3", "x?", json!({"source_ids": ["water:7"]}))).unwrap_err();
-    assert!(e.message.contains("source passage \"water:7\" is not a chunk of the corpus"), "{}", e.message);
+    assert!(
+        e.message.contains("source passage \"water:7\" is neither a chunk nor a document of the corpus"),
+        "{}",
+        e.message
+    );
     assert!(!e.retryable);
     let q = question_from_json(json!({"id": "q4", "query": "x?"}), "q.jsonl", 4).unwrap();
     assert_eq!(high.answer(&q).unwrap_err().message, "the question has no reference answer");
+}
+
+#[test]
+fn a_source_named_by_document_cites_its_chunk_that_shares_most_with_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.jsonl");
+    // Chunks of at most 20 tokens (9, 12 and 19 characters a sentence), no overlap: one sentence each.
+    let text = "特朗普宣布提高关税。美国股市创下最佳单月表现。钢铁和铝的关税从百分之二十五提高到五十。";
+    std::fs::write(&path, json!({"id": "718524943", "text": text}).to_string() + "\n").unwrap();
+    let chunking = ChunkOptions { max_tokens: 20, overlap_sentences: 0 };
+    let (p, _) = Passages::from_corpus(&[path], ReadOptions::default(), chunking).unwrap();
+    let ids: Vec<&str> = p.chunks().iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["718524943:0", "718524943:1", "718524943:2"]);
+    let high = ReferenceAnswers::new(Arc::new(p));
+    let q = question_from_json(
+        json!({"id": "zh01", "query": "关税提高到多少？", "reference": "钢铁和铝的关税提高到五十。", "relevant": ["718524943"]}),
+        "q.jsonl",
+        1,
+    )
+    .unwrap();
+    let a = high.answer(&q).unwrap();
+    assert_eq!(a.answer, "钢铁和铝的关税提高到五十。 [1]");
+    assert_eq!(a.contexts.len(), 1);
+    assert_eq!(a.contexts[0].id.as_deref(), Some("718524943:2"));
+    assert_eq!(a.contexts[0].text, "钢铁和铝的关税从百分之二十五提高到五十。");
+}
+
+#[test]
+fn retrieval_alone_returns_the_rags_passages_and_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let passages = corpus(dir.path());
+    let options = RagOptions { k: 2, ..RagOptions::default() };
+    let only = RetrievalOnly::new(Arc::clone(&passages), None, options).unwrap();
+    let rag = ReferenceRag::new(
+        Retrieval::Corpus { passages: Arc::clone(&passages), embedder: None },
+        Box::new(Scripted::default()),
+        options,
+    )
+    .unwrap();
+    let q = question("q1", "What turns liquid water into vapour?", json!({"source_ids": ["water:0"]}));
+    let out = collect(&[q.clone()], &only, &CallCache::disabled(), &CollectSettings::default(), &|_, _| {});
+    assert!(out.failures.is_empty(), "{:?}", out.failures);
+    let r = &out.records[0];
+    assert_eq!(r.answer, "");
+    assert_eq!(
+        r.contexts,
+        rag.answer(&q)
+            .unwrap()
+            .contexts
+            .into_iter()
+            .map(|mut c| {
+                c.relevance = (c.id.as_deref() == Some("water:0")).then_some(KNOWN_RELEVANT);
+                c
+            })
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(r.contexts[0].relevance, Some(KNOWN_RELEVANT));
+    assert!(only.identity().starts_with("retrieve-v1|"));
+    assert_ne!(only.identity(), RetrievalOnly::new(passages, None, RagOptions { k: 3, ..options }).unwrap().identity());
+    assert!(RetrievalOnly::new(Arc::new(Passages::new(Vec::new()).unwrap()), None, options).is_err());
 }

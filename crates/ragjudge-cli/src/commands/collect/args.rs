@@ -23,7 +23,9 @@ pub struct CollectArgs {
     pub questions: PathBuf,
     /// The system under test: `http:URL` (or a bare `http://` / `https://` URL), `cmd:PROGRAM
     /// ARGS` (JSON on stdin, JSON on stdout), `local:MODEL` or `openai:MODEL` (the built-in RAG
-    /// over `--corpus` with that model), `closed-book:local:MODEL`, or `reference`.
+    /// over `--corpus` with that model), `closed-book:local:MODEL`, `retrieve` (the built-in
+    /// RAG's retrieval alone: passages and no answer, for `score --metrics retrieval`), or
+    /// `reference`.
     #[arg(long, required_unless_present = "tier", conflicts_with = "tier")]
     pub target: Option<String>,
     /// A baseline tier instead of a target: `high` = `reference`, `medium` = `--model` with
