@@ -166,3 +166,28 @@ fn missing_files_and_labels_are_load_errors() {
     let bad = EncoderOptions { batch_size: 0, ..opts(2) };
     assert!(matches!(BertEmbedder::load(dir.path(), &bad), Err(ModelError::Load(_))));
 }
+
+#[test]
+fn prompts_of_sentence_transformers_config_go_before_the_text() {
+    let dir = common::tiny_bert_dir();
+    let plain = BertEmbedder::load(dir.path(), &opts(4)).unwrap();
+    assert!(plain.prompts().is_empty() && plain.default_prompt().is_none());
+    let prompts = r#"{"prompts": {"query": "the cat ", "passage": "a dog "}, "default_prompt_name": "query"}"#;
+    std::fs::write(dir.path().join("config_sentence_transformers.json"), prompts).unwrap();
+    let model = BertEmbedder::load(dir.path(), &opts(4)).unwrap();
+    assert_eq!(model.default_prompt(), Some("query"));
+    let texts = ["sat on the mat", "hello world"];
+    let by_hand = plain.embed(&["the cat sat on the mat", "the cat hello world"]).unwrap();
+    assert!(common::max_abs_diff(&model.embed(&texts).unwrap(), &by_hand) < 1e-6);
+    let passages = plain.embed(&["a dog sat on the mat", "a dog hello world"]).unwrap();
+    assert!(common::max_abs_diff(&model.embed_with_prompt(&texts, Some("passage")).unwrap(), &passages) < 1e-6);
+    assert!(common::max_abs_diff(&model.embed(&texts).unwrap(), &passages) > 1e-3);
+    assert!(
+        common::max_abs_diff(&model.embed_with_prompt(&texts, None).unwrap(), &plain.embed(&texts).unwrap()) < 1e-6
+    );
+    assert!(model.embed_with_prompt(&texts, Some("title")).is_err());
+
+    let bad = r#"{"prompts": {"query": "the cat "}, "default_prompt_name": "passage"}"#;
+    std::fs::write(dir.path().join("config_sentence_transformers.json"), bad).unwrap();
+    assert!(matches!(BertEmbedder::load(dir.path(), &opts(4)), Err(ModelError::Load(_))));
+}

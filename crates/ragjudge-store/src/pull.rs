@@ -538,7 +538,7 @@ fn file_size(join: &[JoinedFile], name: &str) -> u64 {
 }
 
 /// Runs the conversion `c` in `built`, checks the output's size and sha256, removes the input;
-/// returns the output's size.
+/// returns the size of the files it wrote.
 fn convert(entry: &ModelEntry, c: &Conversion, built: &Path, opts: &PullOptions) -> Result<u64, ModelError> {
     let (input, output) = (built.join(&c.input), built.join(&c.output));
     opts.say(&format!("{}: converting {} to {} ({})", entry.name, c.input, c.output, c.kind));
@@ -547,20 +547,30 @@ fn convert(entry: &ModelEntry, c: &Conversion, built: &Path, opts: &PullOptions)
         "onnx-bert" => ragjudge_onnx::convert_bert(&input, &output)
             .map(|_| ())
             .map_err(|e| ModelError::Load(Reason::caused(&context, e)))?,
+        "e5-container" => {
+            crate::e5::convert(&input, built).map_err(|e| ModelError::Load(Reason::new(format!("{context}: {e}"))))?
+        }
         other => return Err(ModelError::Load(Reason::new(format!("{context}: unknown converter `{other}`")))),
     }
-    let file = File::open(&output).map_err(|e| io_err(&output, e))?;
-    let (actual, len) = hash_reader(file).map_err(|e| io_err(&output, e))?;
-    if actual != c.sha256 || len != c.size {
-        return Err(ModelError::HashMismatch {
-            file: format!("{}/{} ({len} bytes, expected {})", entry.name, c.output, c.size),
-            expected: c.sha256.clone(),
-            actual,
-        });
+    let mut total = 0;
+    let files =
+        std::iter::once((&c.output, &c.sha256, c.size)).chain(c.also.iter().map(|f| (&f.file, &f.sha256, f.size)));
+    for (name, sha256, size) in files {
+        let path = built.join(name);
+        let file = File::open(&path).map_err(|e| io_err(&path, e))?;
+        let (actual, len) = hash_reader(file).map_err(|e| io_err(&path, e))?;
+        if actual != *sha256 || len != size {
+            return Err(ModelError::HashMismatch {
+                file: format!("{}/{name} ({len} bytes, expected {size})", entry.name),
+                expected: sha256.clone(),
+                actual,
+            });
+        }
+        File::open(&path).and_then(|f| f.sync_all()).map_err(|e| io_err(&path, e))?;
+        total += len;
     }
-    File::open(&output).and_then(|f| f.sync_all()).map_err(|e| io_err(&output, e))?;
     fs::remove_file(&input).map_err(|e| io_err(&input, e))?;
-    Ok(len)
+    Ok(total)
 }
 
 /// Moves the finished directory `built` to `target`, replacing an incomplete earlier install.

@@ -182,3 +182,49 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let nb: f64 = b.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
     dot / (na * nb)
 }
+
+/// The multilingual-e5-small directory: `$RAGJUDGE_E5_DIR`, else the installed
+/// `multilingual-e5-small` model, pulled into `$RAGJUDGE_HOME/models` on first use (as
+/// `ragjudge models pull multilingual-e5-small` does).
+pub fn e5_dir() -> PathBuf {
+    let dir = match std::env::var_os("RAGJUDGE_E5_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => match ragjudge_store::ensure("multilingual-e5-small") {
+            Ok(m) => m.dir,
+            Err(e) => panic!("cannot install the multilingual-e5-small model: {e}"),
+        },
+    };
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "multilingual-e5-small not found at {}: run `ragjudge models pull multilingual-e5-small` (or set \
+         RAGJUDGE_E5_DIR)",
+        dir.display()
+    );
+    dir
+}
+
+/// One text of `tests/fixtures/e5_embeddings.json`, as the reference `e5.c` ran it.
+#[derive(serde::Deserialize)]
+pub struct E5Case {
+    pub lang: String,
+    /// `query` or `passage`.
+    pub prompt: String,
+    pub text: String,
+    /// `<s>`, the tokens of the prompt and text, `</s>`.
+    pub ids: Vec<u32>,
+    pub embedding: Vec<f32>,
+}
+
+/// The reference token ids and embeddings of multilingual-e5-small, written by
+/// `tests/fixtures/make_e5_fixture.py` (the package's C code; its version in `generator`).
+#[derive(serde::Deserialize)]
+pub struct E5Fixture {
+    pub generator: String,
+    pub cases: Vec<E5Case>,
+}
+
+/// Reads [`E5Fixture`].
+pub fn e5_fixture() -> E5Fixture {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/e5_embeddings.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
