@@ -166,6 +166,15 @@ impl Embedder for BertEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         self.embed_with_prompt(texts, self.default_prompt.as_deref())
     }
+
+    /// Behind the model's `passage` prompt when it has one (`passage: ` for E5), else as `embed`.
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        if self.prompts.contains_key("passage") {
+            self.embed_with_prompt(texts, Some("passage"))
+        } else {
+            self.embed(texts)
+        }
+    }
 }
 
 impl BertEmbedder {

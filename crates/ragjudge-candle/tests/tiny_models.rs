@@ -181,7 +181,10 @@ fn prompts_of_sentence_transformers_config_go_before_the_text() {
     assert!(common::max_abs_diff(&model.embed(&texts).unwrap(), &by_hand) < 1e-6);
     let passages = plain.embed(&["a dog sat on the mat", "a dog hello world"]).unwrap();
     assert!(common::max_abs_diff(&model.embed_with_prompt(&texts, Some("passage")).unwrap(), &passages) < 1e-6);
+    assert!(common::max_abs_diff(&model.embed_passages(&texts).unwrap(), &passages) < 1e-6);
     assert!(common::max_abs_diff(&model.embed(&texts).unwrap(), &passages) > 1e-3);
+    // Without a passage prompt, passages are embedded as `embed` does.
+    assert!(common::max_abs_diff(&plain.embed_passages(&texts).unwrap(), &plain.embed(&texts).unwrap()) < 1e-6);
     assert!(
         common::max_abs_diff(&model.embed_with_prompt(&texts, None).unwrap(), &plain.embed(&texts).unwrap()) < 1e-6
     );

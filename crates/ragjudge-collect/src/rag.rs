@@ -134,13 +134,14 @@ impl Retrieval {
             .collect();
         if let Some(emb) = embedder {
             if hits.len() > 1 {
-                let mut texts: Vec<&str> = vec![query];
-                texts.extend(hits.iter().map(|&i| passages.chunks[i].text.as_str()));
-                let v = emb.embed(&texts).map_err(call_error)?;
+                let texts: Vec<&str> = hits.iter().map(|&i| passages.chunks[i].text.as_str()).collect();
+                let q = emb.embed(&[query]).map_err(call_error)?;
+                let v = emb.embed_passages(&texts).map_err(call_error)?;
+                let q = q.first().ok_or_else(|| CallError::fatal("re-ranking: no vector for the question"))?;
                 let mut scored = hits
                     .iter()
-                    .zip(&v[1..])
-                    .map(|(&i, e)| Ok((i, cosine_or_zero(&v[0], e)?)))
+                    .zip(&v)
+                    .map(|(&i, e)| Ok((i, cosine_or_zero(q, e)?)))
                     .collect::<Result<Vec<(usize, f64)>, CosineError>>()
                     .map_err(|e| CallError::fatal(format!("re-ranking: {e}")))?;
                 // Stable: equal cosines keep their BM25 order.

@@ -82,6 +82,12 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
         self.identity.clone()
     }
 
+    /// Passages are embedded by the inner model each time: the cache holds [`Embedder::embed`]'s
+    /// vectors, which differ for a model with a passage prompt.
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        self.inner.embed_passages(texts)
+    }
+
     fn dim(&self) -> usize {
         self.inner.dim()
     }
@@ -169,6 +175,12 @@ mod tests {
             self.texts.fetch_add(texts.len(), Ordering::SeqCst);
             Ok(texts.iter().map(|t| vec![t.len() as f32, t.bytes().next().unwrap_or(0) as f32]).collect())
         }
+        /// A passage is embedded with its length negated, as a passage prompt would change it.
+        fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+            let mut v = self.embed(texts)?;
+            v.iter_mut().for_each(|x| x[0] = -x[0]);
+            Ok(v)
+        }
     }
 
     fn expected(texts: &[&str]) -> Vec<Vec<f32>> {
@@ -185,6 +197,17 @@ mod tests {
         assert_eq!(c.embed(&b).unwrap(), expected(&b));
         assert_eq!(c.inner().texts.load(Ordering::SeqCst), 4);
         assert_eq!(c.len(), 4);
+    }
+
+    #[test]
+    fn passages_go_to_the_inner_model_and_never_come_from_the_query_cache() {
+        let c = CachedEmbedder::new(Counting::new(), 100);
+        assert_eq!(c.embed(&["alpha"]).unwrap(), vec![vec![5.0, 97.0]]);
+        assert_eq!(c.embed_passages(&["alpha"]).unwrap(), vec![vec![-5.0, 97.0]]);
+        assert_eq!(c.embed_passages(&["alpha"]).unwrap(), vec![vec![-5.0, 97.0]]);
+        assert_eq!(c.inner().calls.load(Ordering::SeqCst), 3);
+        assert_eq!(c.embed(&["alpha"]).unwrap(), vec![vec![5.0, 97.0]], "the query vector is still cached");
+        assert_eq!(c.inner().calls.load(Ordering::SeqCst), 3);
     }
 
     #[test]

@@ -11,6 +11,12 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// One L2-normalised vector per text, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError>;
+    /// Like [`Embedder::embed`], for texts searched for rather than searching: the passages of an
+    /// asymmetric search. A model trained with a passage prompt (E5's `passage: `, Wang et al.
+    /// 2024, section 3) puts it before each text; any other model embeds as [`Embedder::embed`].
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        self.embed(texts)
+    }
 }
 
 /// A sequence-pair classifier (e.g. an NLI cross-encoder).
@@ -223,6 +229,9 @@ macro_rules! forward_through {
             }
             fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
                 (**self).embed(texts)
+            }
+            fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+                (**self).embed_passages(texts)
             }
         }
 

@@ -115,6 +115,13 @@ impl Embedder for LazyEmbedder {
         }
         self.get()?.embed(texts)
     }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.get()?.embed_passages(texts)
+    }
 }
 
 /// Returns the cell's model, loading it on first use; a failed load is returned, not cached.
