@@ -59,6 +59,6 @@ impl MetricFamily for Ciu {
             effort: s.effort,
             ..CiuOptions::default()
         };
-        Ok(vec![Box::new(CiuMetric { opts })])
+        Ok(vec![Box::new(CiuMetric { opts, ..CiuMetric::default() })])
     }
 }
