@@ -247,6 +247,8 @@ def score(
     relevance_threshold: float = 2.0,
     skip_short_lists: bool = False,
     rouge_stemmer: bool = False,
+    lang: str = "en",
+    zh_rouge: str = "jieba",
     ciu_c_char: float = 0.005,
     ciu_position: bool = True,
     ciu_frequency: bool = True,
@@ -271,7 +273,8 @@ def score(
     opts = dict(
         metrics=_names(metrics), system=system, format=format, skip_invalid=skip_invalid,
         bootstrap=bootstrap, seed=seed, threads=threads, k=list(k), relevance_threshold=relevance_threshold,
-        skip_short_lists=skip_short_lists, rouge_stemmer=rouge_stemmer, ciu_c_char=ciu_c_char,
+        skip_short_lists=skip_short_lists, rouge_stemmer=rouge_stemmer, lang=lang,
+        zh_rouge=zh_rouge, ciu_c_char=ciu_c_char,
         ciu_position=ciu_position, ciu_frequency=ciu_frequency, ciu_effort=ciu_effort,
         ruber_model=None if ruber_model is None else os.fspath(ruber_model), embedder=embedder, nli=nli,
         pii_model=pii_model, batch_size=batch_size, judge=judge or DEFAULT_JUDGE,

@@ -41,6 +41,8 @@ def score(
     relevance_threshold: float = 2.0,
     skip_short_lists: bool = False,
     rouge_stemmer: bool = False,
+    lang: str = "en",
+    zh_rouge: str = "jieba",
     ciu_c_char: float = 0.005,
     ciu_position: bool = True,
     ciu_frequency: bool = True,

@@ -24,6 +24,8 @@ fn score() -> Value {
         "relevance_threshold": m.retrieval.relevance_threshold,
         "skip_short_lists": m.retrieval.skip_short_lists,
         "rouge_stemmer": m.lexical.rouge_stemmer,
+        "lang": m.lexical.lang.name(),
+        "zh_rouge": m.lexical.zh_rouge.name(),
         "ciu_c_char": m.ciu.c_char,
         "ciu_position": m.ciu.position_discount,
         "ciu_frequency": m.ciu.frequency_discount,

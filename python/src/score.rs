@@ -6,8 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ragjudge_core::{Format, InputError, ReadOptions, RecordReader};
 use ragjudge_eval::families::{
-    build_stages, build_with_definitions, split_arguments, CiuSettings, LexicalSettings, MetricSettings,
-    RetrievalSettings, SemanticSettings, StageContext,
+    build_stages, build_with_definitions, split_arguments, CiuSettings, LangMode, LexicalSettings, MetricSettings,
+    RetrievalSettings, SemanticSettings, StageContext, ZhRougeTokens,
 };
 use ragjudge_eval::models::{EncoderSettings, ModelSet, ModelSettings};
 use ragjudge_eval::{render_table, EvalError, EvalReport, EvalSettings, Evaluator, MemorySink, Progress, RowSink};
@@ -48,6 +48,21 @@ struct Scored {
     definitions: String,
 }
 
+/// `lang=`: `en`, `zh` or `auto` (as `ragjudge score --lang`).
+fn parse_lang(name: &str) -> PyResult<LangMode> {
+    LangMode::from_name(name)
+        .ok_or_else(|| crate::error::value_error(format!("lang must be en, zh or auto, got {name:?}")))
+}
+
+/// `zh_rouge=`: `jieba` or `char` (as `ragjudge score --zh-rouge`).
+fn parse_zh_rouge(name: &str) -> PyResult<ZhRougeTokens> {
+    match name {
+        "jieba" => Ok(ZhRougeTokens::Jieba),
+        "char" => Ok(ZhRougeTokens::Char),
+        _ => Err(crate::error::value_error(format!("zh_rouge must be jieba or char, got {name:?}"))),
+    }
+}
+
 /// The layout names `format=` accepts.
 fn parse_format(name: &str) -> PyResult<Format> {
     name.parse::<Format>().map_err(crate::error::value_error)
@@ -63,6 +78,7 @@ fn parse_format(name: &str) -> PyResult<Format> {
     records=None, paths=None, *, metrics=vec!["lexical".to_string(), "ciu".to_string(), "retrieval".to_string()],
     system=None, format="auto", skip_invalid=false, bootstrap=1000, seed=0, threads=None,
     k=MetricSettings::default().retrieval.ks, relevance_threshold=2.0, skip_short_lists=false, rouge_stemmer=false,
+    lang="en", zh_rouge="jieba",
     ciu_c_char=0.005, ciu_position=true, ciu_frequency=true, ciu_effort=true, ruber_model=None,
     embedder=ModelSettings::default().embedder, nli=None, pii_model=ModelSettings::default().pii_model,
     batch_size=32, judge=ModelSettings::default().judge.spec, cache=None, no_cache=false
@@ -83,6 +99,8 @@ pub fn score(
     relevance_threshold: f64,
     skip_short_lists: bool,
     rouge_stemmer: bool,
+    lang: &str,
+    zh_rouge: &str,
     ciu_c_char: f64,
     ciu_position: bool,
     ciu_frequency: bool,
@@ -98,7 +116,7 @@ pub fn score(
 ) -> PyResult<Py<PyDict>> {
     let origin = if paths.is_some() { Origin::Files } else { Origin::Memory };
     let mut settings = MetricSettings {
-        lexical: LexicalSettings { rouge_stemmer },
+        lexical: LexicalSettings { rouge_stemmer, lang: parse_lang(lang)?, zh_rouge: parse_zh_rouge(zh_rouge)? },
         ciu: CiuSettings {
             c_char: ciu_c_char,
             position_discount: ciu_position,

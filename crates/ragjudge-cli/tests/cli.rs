@@ -722,3 +722,47 @@ fn tournament_gives_prediction_powered_win_rates_per_pair() {
     assert_eq!((e["ppi"]["estimate"].as_f64(), e["ppi"]["low"].as_f64()), (Some(0.5), Some(0.5)));
     assert!(v["ppi"]["notes"].as_array().unwrap().is_empty());
 }
+
+/// `--lang auto`: a Chinese record gets the CMRC 2018 exact match (its punctuation list drops
+/// 《》, so 《证券法》 equals 证券法) where SQuAD's, which drops ASCII punctuation only, gives 0; an
+/// English record keeps SQuAD's. Each row says its language; the definitions name both sets.
+#[test]
+fn score_lang_auto_uses_chinese_tokenisers_for_chinese_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = concat!(
+        r#"{"id":"zh","query":"q","answer":"《证券法》","reference":"证券法"}"#,
+        "\n",
+        r#"{"id":"en","query":"q","answer":"The cat.","reference":"the cat"}"#,
+        "\n",
+    );
+    let input = write(dir.path(), "mixed.jsonl", text.as_bytes());
+    let out = dir.path().join("scores.jsonl");
+    let run = |lang: &str| {
+        let o = ragjudge(&[
+            "score",
+            "--input",
+            &input,
+            "--metrics",
+            "lexical",
+            "--lang",
+            lang,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows: Vec<Value> =
+            std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        rows
+    };
+    let en = run("en");
+    assert_eq!((en[0]["exact_match"].as_f64(), en[1]["exact_match"].as_f64()), (Some(0.0), Some(1.0)));
+    assert!(en[0].get("detail").and_then(|d| d.get("lexical")).is_none());
+    let auto = run("auto");
+    assert_eq!((auto[0]["exact_match"].as_f64(), auto[1]["exact_match"].as_f64()), (Some(1.0), Some(1.0)));
+    assert_eq!(auto[0]["detail"]["lexical"]["lang"], "zh");
+    assert_eq!(auto[1]["detail"]["lexical"]["lang"], "en");
+    let defs: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.columns.json", out.display())).unwrap()).unwrap();
+    let s = &defs["columns"]["bleu"]["settings"];
+    assert_eq!((s["lang"].as_str(), s["tokenizers"]["zh"]["bleu"].as_str()), (Some("auto"), Some("zh")));
+}

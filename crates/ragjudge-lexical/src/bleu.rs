@@ -2,7 +2,9 @@
 //! computed exactly as `sacrebleu` 2.6.0 does with its defaults.
 //!
 //! * Tokenizer `13a` (`sacrebleu/tokenizers/tokenizer_13a.py` + `tokenizer_re.py`, itself the
-//!   tokenizer of `mteval-v13a.pl`), applied after Python's `str.rstrip()`; case is kept.
+//!   tokenizer of `mteval-v13a.pl`), applied after Python's `str.rstrip()`; case is kept. The
+//!   `*_with` functions take a [`BleuTokenizer`] instead: sacrebleu's `zh` (`tokenizer_zh.py`:
+//!   Chinese characters split off, then `tokenizer_re.py`) or `char` (`tokenizer_char.py`).
 //! * N-gram orders 1..=4, hypothesis n-gram counts clipped by the maximum count over references,
 //!   closest reference length (ties go to the shorter one) for the brevity penalty
 //!   `BP = exp(1 - r/c)` when `c < r`.
@@ -15,6 +17,7 @@
 //! gives the same value on the 0-1 scale, which is what ragjudge reports in its `bleu` column.
 
 use crate::corpus::{Corpus, SegmentStats};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -142,16 +145,26 @@ pub fn tokenize_13a_string(line: &str) -> String {
     if line.contains('&') {
         line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
     }
+    tokenize_re(line.as_bytes(), true)
+}
+
+/// `tokenizer_re.py` (`TokenizerRegexp`), shared by `13a` and `zh`; `pad` wraps the line in one
+/// space on each side first, as `Tokenizer13a` does (`f' {line} '`) and `TokenizerZh` does not.
+fn tokenize_re(line: &[u8], pad: bool) -> String {
     let mut a: Vec<u8> = Vec::with_capacity(line.len() * 2 + 2);
-    a.push(b' ');
-    for &b in line.as_bytes() {
+    if pad {
+        a.push(b' ');
+    }
+    for &b in line {
         if is_13a_symbol(b) {
             a.extend_from_slice(&[b' ', b, b' ']);
         } else {
             a.push(b);
         }
     }
-    a.push(b' ');
+    if pad {
+        a.push(b' ');
+    }
     let digit = |b: u8| b.is_ascii_digit();
     let mut b = Vec::with_capacity(a.len() + 16);
     // ([^0-9])([\.,]) -> '\1 \2 '
@@ -170,10 +183,15 @@ pub fn tokenize_13a_string(line: &str) -> String {
     );
     // ([0-9])(-) -> '\1 \2 '
     sub_pairs(&a, &mut b, |x, y| digit(x) && y == b'-', |x, y, o| o.extend_from_slice(&[x, b' ', y, b' ']));
-    // 13a's substitutions only insert ASCII spaces at character boundaries: the bytes stay UTF-8.
+    // The substitutions only insert ASCII spaces at character boundaries: the bytes stay UTF-8.
     let s = String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    join_py_split(&s)
+}
+
+/// `' '.join(s.split())`.
+fn join_py_split(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for t in py_split(&s) {
+    for t in py_split(s) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -187,9 +205,99 @@ pub fn tokenize_13a(line: &str) -> Vec<String> {
     tokenize_13a_string(line).split(' ').filter(|t| !t.is_empty()).map(str::to_owned).collect()
 }
 
-/// `BLEU._preprocess_segment` with default options: `rstrip()` then `13a`.
-fn preprocess(sent: &str) -> String {
-    tokenize_13a_string(py_rstrip(sent))
+/// `TokenizerZh._is_chinese_char` of sacrebleu 2.6.0 (`tokenizer_zh.py`, by Shujian Huang).
+///
+/// The table compares one character with the bounds of each range as Python strings. Two of its
+/// bounds, written `u'\u20000'`, `u'\u2a6d6'`, `u'\u2f800'` and `u'\u2fa1d'`, are two-character
+/// strings (`\u` takes four hex digits), so those ranges really hold U+2001..=U+2A6D (general
+/// punctuation, letterlike symbols, arrows, dingbats, ...) and U+2F81..=U+2FA1 (inside the Kangxi
+/// radicals anyway), and Extension B is not covered. This function reproduces the effective set.
+pub fn is_sacrebleu_chinese_char(c: char) -> bool {
+    matches!(c as u32,
+        0x3400..=0x4DB5 | 0x4E00..=0x9FA5 | 0x9FA6..=0x9FBB | 0xF900..=0xFA2D | 0xFA30..=0xFA6A
+        | 0xFA70..=0xFAD9 | 0x2001..=0x2A6D | 0x2F81..=0x2FA1 | 0xFF00..=0xFFEF | 0x2E80..=0x2EFF
+        | 0x3000..=0x303F | 0x31C0..=0x31EF | 0x2F00..=0x2FDF | 0x2FF0..=0x2FFF | 0x3100..=0x312F
+        | 0x31A0..=0x31BF | 0xFE10..=0xFE1F | 0xFE30..=0xFE4F | 0x3200..=0x32FF | 0x3300..=0x33FF)
+    // The table's U+2600..U+26FF and U+2700..U+27BF lie inside U+2001..=U+2A6D.
+}
+
+/// sacrebleu's `zh` tokenizer (`TokenizerZh`) output, tokens joined by single spaces: Python
+/// `strip()`, a space on each side of every Chinese character ([`is_sacrebleu_chinese_char`]),
+/// then `TokenizerRegexp` without the padding and without the `13a` replacements (`<skipped>`,
+/// `-\n`, `\n`, HTML entities), so e.g. a final `3.` stays one token.
+pub fn tokenize_zh_string(line: &str) -> String {
+    let line = line.trim_matches(is_py_space);
+    let mut spaced = String::with_capacity(line.len() * 2);
+    for c in line.chars() {
+        if is_sacrebleu_chinese_char(c) {
+            spaced.push(' ');
+            spaced.push(c);
+            spaced.push(' ');
+        } else {
+            spaced.push(c);
+        }
+    }
+    tokenize_re(spaced.as_bytes(), false)
+}
+
+/// sacrebleu's `char` tokenizer (`TokenizerChar`): every character is a token; whitespace
+/// characters disappear when BLEU splits the line (`str.split()`).
+pub fn tokenize_char_string(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() * 2);
+    for c in line.chars().filter(|&c| !is_py_space(c)) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Which sacrebleu tokenizer BLEU applies to hypothesis and references (`tokenize=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum BleuTokenizer {
+    /// `13a`, sacrebleu's default (mteval-v13a).
+    #[default]
+    #[serde(rename = "13a")]
+    Tokenizer13a,
+    /// `zh`: Chinese characters split off one by one, `13a`'s regular expressions on the rest.
+    #[serde(rename = "zh")]
+    Zh,
+    /// `char`: every non-space character is a token.
+    #[serde(rename = "char")]
+    Char,
+}
+
+impl BleuTokenizer {
+    /// sacrebleu's name of the tokenizer (`13a`, `zh`, `char`), as in its signature.
+    pub fn name(self) -> &'static str {
+        match self {
+            BleuTokenizer::Tokenizer13a => "13a",
+            BleuTokenizer::Zh => "zh",
+            BleuTokenizer::Char => "char",
+        }
+    }
+
+    /// The tokenizer of a sacrebleu name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "13a" => Some(BleuTokenizer::Tokenizer13a),
+            "zh" => Some(BleuTokenizer::Zh),
+            "char" => Some(BleuTokenizer::Char),
+            _ => None,
+        }
+    }
+
+    /// `BLEU._preprocess_segment` with default options: `rstrip()`, then this tokenizer; tokens
+    /// joined by single spaces.
+    pub fn preprocess(self, sent: &str) -> String {
+        let sent = py_rstrip(sent);
+        match self {
+            BleuTokenizer::Tokenizer13a => tokenize_13a_string(sent),
+            BleuTokenizer::Zh => tokenize_zh_string(sent),
+            BleuTokenizer::Char => tokenize_char_string(sent),
+        }
+    }
 }
 
 /// A BLEU score with its sufficient statistics, as sacrebleu's `BLEUScore`.
@@ -318,12 +426,17 @@ fn closest_ref_len(hyp_len: usize, ref_lens: &[usize]) -> usize {
     best.map_or(0, |(_, l)| l)
 }
 
-/// Computes the statistics of one segment (`BLEU._compute_segment_statistics`).
+/// Computes the statistics of one segment (`BLEU._compute_segment_statistics`), tokenizer `13a`.
 ///
 /// With no reference the reference length is taken as 0 (sacrebleu rejects that input).
 pub fn segment_stats(hypothesis: &str, references: &[&str]) -> BleuStats {
-    let hyp = preprocess(hypothesis);
-    let refs: Vec<String> = references.iter().map(|r| preprocess(r)).collect();
+    segment_stats_with(hypothesis, references, BleuTokenizer::Tokenizer13a)
+}
+
+/// [`segment_stats`] with the given tokenizer.
+pub fn segment_stats_with(hypothesis: &str, references: &[&str], tokenizer: BleuTokenizer) -> BleuStats {
+    let hyp = tokenizer.preprocess(hypothesis);
+    let refs: Vec<String> = references.iter().map(|r| tokenizer.preprocess(r)).collect();
     let hyp_toks = split_tokens(&hyp);
     let ref_toks: Vec<Vec<&str>> = refs.iter().map(|r| split_tokens(r)).collect();
     let mut vocab: FxHashMap<&str, u32> = FxHashMap::default();
@@ -400,6 +513,11 @@ pub fn sentence_bleu(hypothesis: &str, references: &[&str]) -> BleuScore {
     compute_bleu(&segment_stats(hypothesis, references), true)
 }
 
+/// [`sentence_bleu`] with the given tokenizer (`sacrebleu.sentence_bleu(..., tokenize=...)`).
+pub fn sentence_bleu_with(hypothesis: &str, references: &[&str], tokenizer: BleuTokenizer) -> BleuScore {
+    compute_bleu(&segment_stats_with(hypothesis, references, tokenizer), true)
+}
+
 /// Streaming corpus BLEU as `sacrebleu.corpus_bleu` (smoothing `exp`, `use_effective_order=False`,
 /// tokenizer `13a`): keeps only summed n-gram statistics, so memory does not grow with the corpus.
 pub type CorpusBleu = Corpus<BleuStats>;
@@ -408,6 +526,12 @@ impl Corpus<BleuStats> {
     /// Adds one hypothesis with its references.
     pub fn add(&mut self, hypothesis: &str, references: &[&str]) {
         self.add_stats(&segment_stats(hypothesis, references));
+    }
+
+    /// Adds one hypothesis with its references, tokenized by `tokenizer`
+    /// (`sacrebleu.corpus_bleu(..., tokenize=...)` when every segment uses the same one).
+    pub fn add_with(&mut self, hypothesis: &str, references: &[&str], tokenizer: BleuTokenizer) {
+        self.add_stats(&segment_stats_with(hypothesis, references, tokenizer));
     }
 
     /// Corpus BLEU over everything added so far.
@@ -434,6 +558,27 @@ mod tests {
         assert_eq!(toks("&quot;hi&quot; &amp;lt;"), "\" hi \" <");
         assert_eq!(toks("don't"), "don't");
         assert_eq!(toks("a\u{1c}b"), "a b");
+    }
+
+    /// Expected strings from sacrebleu 2.6.0 `TokenizerZh()(s)` and `TokenizerChar()(s)`.
+    #[test]
+    fn tokenizer_zh_and_char() {
+        let zh = tokenize_zh_string;
+        assert_eq!(zh("收盘上涨1.25%。"), "收 盘 上 涨 1.25 % 。");
+        assert_eq!(zh("他说：“好。”"), "他 说 ： “ 好 。 ”");
+        // No `13a` replacements, no padding: `&amp;` is split, a final "3." and a leading ".5" stay.
+        assert_eq!(zh("  Apple公司 iPhone-16 &amp; "), "Apple 公 司 iPhone-16 & amp ;");
+        assert_eq!(zh("增长3."), "增 长 3.");
+        assert_eq!(zh(".5亿"), ".5 亿");
+        // U+2014, U+2026, U+2192, U+2460 fall in the effective U+2001..=U+2A6D range.
+        assert_eq!(zh("—…→①"), "— … → ①");
+        assert_eq!(tokenize_char_string("中文 ab."), "中 文 a b .");
+        assert!(!is_sacrebleu_chinese_char('\u{2000}'));
+        assert!(is_sacrebleu_chinese_char('\u{2a6d}'));
+        assert!(!is_sacrebleu_chinese_char('\u{2a6e}'));
+        assert!(!is_sacrebleu_chinese_char('\u{20001}'));
+        assert_eq!(BleuTokenizer::from_name("zh"), Some(BleuTokenizer::Zh));
+        assert_eq!(BleuTokenizer::default().name(), "13a");
     }
 
     /// Hand-computed: hypothesis "the cat" (2 tokens) vs reference "the cat sat on the mat"

@@ -23,7 +23,9 @@
 //! * `E_i = C_char * |utt_i|` (eq. 3) with `|utt_i|` the utterance's characters (Unicode scalar
 //!   values, surrounding whitespace trimmed) and `C_char = 0.005` (§3.2). Effort off: `E_i = 0`.
 //!
-//! Words are found by the tokeniser described in [`crate::rake`] (lower case, no stemming). With
+//! Words are found by the tokeniser described in [`crate::rake`] (lower case, no stemming); with
+//! [`CiuOptions::lang`] = [`Lang::Zh`] they are jieba's words and RAKE uses the Chinese stop words
+//! ([`crate::rake::rake_lang`]). With
 //! [`CiuOptions::stem`] every word (utterance, earlier turns, `d_sent`) is reduced by the Porter
 //! stemmer of [`crate::porter`] before matching (the paper does not mention stemming). Edge cases: an empty
 //! utterance scores `0 - 0 = 0`; an empty grounding document scores `0 - E_i`.
@@ -36,8 +38,9 @@ use std::collections::{HashMap, HashSet};
 use ragjudge_core::{Metric, MetricError, MetricOutput, Record};
 use serde::{Deserialize, Serialize};
 
+use crate::lang::{record_lang, Lang, LangMode};
 use crate::porter::PorterStemmer;
-use crate::rake::{rake, words, RakeOptions};
+use crate::rake::{rake_lang, words_lang, RakeOptions};
 
 /// Which units of the grounding document make up `d_sent` (§3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -77,6 +80,8 @@ pub struct CiuOptions {
     /// the answer replies to is part of the conversation, §3.2). False gives the behaviour of
     /// versions that counted `history` only. Default true.
     pub query_as_turn: bool,
+    /// Language of the texts: which tokeniser and stop words find the words. Default English.
+    pub lang: Lang,
 }
 
 impl Default for CiuOptions {
@@ -91,6 +96,7 @@ impl Default for CiuOptions {
             count_per_unit: false,
             stem: false,
             query_as_turn: true,
+            lang: Lang::En,
         }
     }
 }
@@ -146,18 +152,19 @@ pub struct CiuMatch {
 /// This is the default `d_sent` ([`DSent::RakePhrases`], no stemming, one count per document).
 pub fn d_sent_tokens(grounding: &str, rake_opts: &RakeOptions) -> Vec<(String, usize)> {
     let opts = CiuOptions { rake: rake_opts.clone(), ..CiuOptions::default() };
-    d_sent_entries(grounding, &opts, &Normaliser::new(false))
+    d_sent_entries(grounding, &opts, &Normaliser::new(false, Lang::En))
 }
 
 /// Maps a tokeniser word to the form that is matched and counted.
 #[derive(Debug, Clone, Default)]
 struct Normaliser {
     stemmer: Option<PorterStemmer>,
+    lang: Lang,
 }
 
 impl Normaliser {
-    fn new(stem: bool) -> Self {
-        Self { stemmer: stem.then(PorterStemmer::new) }
+    fn new(stem: bool, lang: Lang) -> Self {
+        Self { stemmer: stem.then(PorterStemmer::new), lang }
     }
 
     fn apply(&self, word: String) -> String {
@@ -168,7 +175,7 @@ impl Normaliser {
     }
 
     fn words(&self, text: &str) -> Vec<String> {
-        words(text).into_iter().map(|w| self.apply(w)).collect()
+        words_lang(text, self.lang).into_iter().map(|w| self.apply(w)).collect()
     }
 }
 
@@ -181,11 +188,11 @@ fn d_sent_entries(grounding: &str, opts: &CiuOptions, norm: &Normaliser) -> Vec<
         DSent::RakePhrases => {
             let mut first_sentence: HashMap<String, usize> = HashMap::new();
             for (i, s) in sentences.iter().enumerate() {
-                for w in words(s) {
+                for w in words_lang(s, opts.lang) {
                     first_sentence.entry(w).or_insert(i);
                 }
             }
-            rake(grounding, &opts.rake)
+            rake_lang(grounding, &opts.rake, opts.lang)
                 .into_iter()
                 .map(|kw| {
                     kw.tokens
@@ -260,7 +267,7 @@ pub struct CiuConversation {
 impl CiuConversation {
     /// A conversation with no turns yet.
     pub fn new(opts: CiuOptions) -> Self {
-        let norm = Normaliser::new(opts.stem);
+        let norm = Normaliser::new(opts.stem, opts.lang);
         Self { opts, norm, counts: HashMap::new() }
     }
 
@@ -376,10 +383,15 @@ pub fn record_turns<'a>(record: &'a Record, opts: &CiuOptions) -> Vec<&'a str> {
 }
 
 /// [`Metric`] wrapper of [`ciu_record`]: one column `ciu`, the [`CiuDetail`] as detail.
+///
+/// With a `lang` other than [`LangMode::En`], each record's language ([`record_lang`]) replaces
+/// `opts.lang` and the detail gains a `lang` field.
 #[derive(Debug, Clone, Default)]
 pub struct CiuMetric {
     /// Options used for every record.
     pub opts: CiuOptions,
+    /// How each record's language is chosen. Default English (`opts.lang` as given).
+    pub lang: LangMode,
 }
 
 impl Metric for CiuMetric {
@@ -392,11 +404,18 @@ impl Metric for CiuMetric {
     }
 
     fn score(&self, record: &Record) -> Result<MetricOutput, MetricError> {
-        let r = ciu_record(record, &self.opts);
+        let lang = (self.lang != LangMode::En).then(|| record_lang(record, self.lang));
+        let r = match lang {
+            Some(lang) => ciu_record(record, &CiuOptions { lang, ..self.opts.clone() }),
+            None => ciu_record(record, &self.opts),
+        };
         if !r.value.is_finite() {
             return Err(MetricError::Contract(format!("ciu is not finite ({}); check c_char", r.value)));
         }
-        let detail = serde_json::to_value(&r.detail)?;
+        let mut detail = serde_json::to_value(&r.detail)?;
+        if let (Some(lang), Some(map)) = (lang, detail.as_object_mut()) {
+            map.insert("lang".into(), lang.code().into());
+        }
         Ok(MetricOutput { values: vec![Some(r.value)], detail: Some(detail) })
     }
 }
@@ -494,6 +513,31 @@ mod tests {
         // contribution halves: 1 + 5/6 + 3/6 + (2/6)/2 = 2.5.
         let r = ciu(UTT, &["The prizes!"], DOC, &o);
         assert!((r.detail.gain - 2.5).abs() < EPS);
+    }
+
+    /// Hand-computed: jieba cuts the utterance 央行宣布下调利率 into 央行 宣布 下调 利率 (|utt| = 4),
+    /// the grounding's RAKE phrases are [央行 下调 利率] [银行 股 上涨]. Matches 央行 (pos 0, gamma
+    /// 1), 下调 (pos 2, 1/2), 利率 (pos 3, 1/4): gain 1.75; 8 characters -> E = 0.04.
+    #[cfg(feature = "zh")]
+    #[test]
+    fn chinese_words() {
+        let o = CiuOptions { lang: Lang::Zh, ..Default::default() };
+        let r = ciu("央行宣布下调利率", &[], "央行下调利率，银行股上涨。", &o);
+        assert_eq!(r.detail.utterance_tokens, 4);
+        assert_eq!(r.detail.d_sent_tokens, 6);
+        assert!((r.detail.gain - 1.75).abs() < EPS);
+        assert!((r.value - 1.71).abs() < EPS);
+        // The metric picks the language per record and says which.
+        let rec = Record {
+            answer: "央行宣布下调利率".into(),
+            reference: Some("央行下调利率，银行股上涨。".into()),
+            ..Default::default()
+        };
+        let out = CiuMetric { lang: LangMode::Auto, ..Default::default() }.score(&rec).unwrap();
+        assert!((out.values[0].unwrap() - 1.71).abs() < EPS);
+        assert_eq!(out.detail.unwrap()["lang"], "zh");
+        let en = CiuMetric::default().score(&rec).unwrap();
+        assert!(en.detail.unwrap().get("lang").is_none());
     }
 
     #[test]

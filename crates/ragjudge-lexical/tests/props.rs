@@ -39,7 +39,7 @@ proptest! {
     #[test]
     fn ciu_is_finite(answer in text(), query in text(), grounding in prop::collection::vec(text(), 0..3)) {
         let contexts = grounding.into_iter().map(|text| Context { id: None, text, relevance: None }).collect();
-        let out = CiuMetric { opts: CiuOptions::default() }.score(&record(answer, None, query, contexts)).unwrap();
+        let out = CiuMetric { opts: CiuOptions::default(), ..Default::default() }.score(&record(answer, None, query, contexts)).unwrap();
         prop_assert!(out.values[0].is_some_and(f64::is_finite), "{:?}", out.values);
     }
 

@@ -7,6 +7,8 @@ use crate::error::EvalError;
 use crate::models::ModelSet;
 use ragjudge_core::Metric;
 use ragjudge_lexical::ciu::{CiuMetric, CiuOptions};
+use ragjudge_lexical::lang::Lang;
+use ragjudge_lexical::segment::segmenter_name;
 
 /// Options of CIU, with its ablations.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,10 +43,25 @@ impl MetricFamily for Ciu {
         "ciu"
     }
 
+    /// The settings, with the language mode of the lexical settings and the word tokeniser and
+    /// stop words of each language records can get.
     fn definition(&self, settings: &MetricSettings, _models: &ModelSettings) -> Value {
         let s = &settings.ciu;
+        let tok: serde_json::Map<String, Value> = settings
+            .lexical
+            .langs()
+            .into_iter()
+            .map(|l| {
+                let t = match l {
+                    Lang::En => json!({"words": "rake-words", "stopwords": "smart"}),
+                    Lang::Zh => json!({"words": segmenter_name(), "stopwords": "stopwords-iso-zh+smart"}),
+                };
+                (l.code().to_owned(), t)
+            })
+            .collect();
         json!({"c_char": s.c_char, "position_discount": s.position_discount,
-               "frequency_discount": s.frequency_discount, "effort": s.effort})
+               "frequency_discount": s.frequency_discount, "effort": s.effort,
+               "lang": settings.lexical.lang.name(), "tokenizers": tok})
     }
 
     fn build(&self, settings: &MetricSettings, _models: &ModelSet) -> Result<Vec<Box<dyn Metric>>, EvalError> {
@@ -59,6 +76,6 @@ impl MetricFamily for Ciu {
             effort: s.effort,
             ..CiuOptions::default()
         };
-        Ok(vec![Box::new(CiuMetric { opts })])
+        Ok(vec![Box::new(CiuMetric { opts, lang: settings.lexical.lang })])
     }
 }

@@ -33,7 +33,7 @@ pub use definitions::{
 };
 pub use fused::FusedSettings;
 pub use hcat::{HcatNli, HcatSettings};
-pub use lexical::LexicalSettings;
+pub use lexical::{LangMode, LexicalSettings, ZhRougeTokens};
 pub use ragchecker::{ClaimsFrom, RagCheckerSettings};
 pub use retrieval::RetrievalSettings;
 pub use safety::SafetySettings;

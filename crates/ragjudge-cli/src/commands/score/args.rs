@@ -10,6 +10,8 @@ use ragjudge_eval::families::{
     CiuSettings, ClaimsFrom, LexicalSettings, MetricSettings, RagCheckerSettings, RetrievalSettings, SemanticSettings,
 };
 use ragjudge_eval::EvalSettings;
+use ragjudge_lexical::lang::LangMode;
+use ragjudge_lexical::rouge_zh::ZhRougeTokens;
 use std::path::PathBuf;
 
 /// Where the `ragchecker` family takes claims from.
@@ -19,6 +21,45 @@ pub enum RagCheckerClaimsArg {
     Sentences,
     /// Atomic claims written by the judge.
     Judge,
+}
+
+/// `--lang`: which language's tokenisers the lexical and CIU metrics use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LangArg {
+    /// English for every record.
+    En,
+    /// Chinese for every record.
+    Zh,
+    /// Per record, from `meta.lang` or the text.
+    Auto,
+}
+
+impl From<LangArg> for LangMode {
+    fn from(a: LangArg) -> Self {
+        match a {
+            LangArg::En => LangMode::En,
+            LangArg::Zh => LangMode::Zh,
+            LangArg::Auto => LangMode::Auto,
+        }
+    }
+}
+
+/// `--zh-rouge`: the tokens of Chinese ROUGE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ZhRougeArg {
+    /// jieba's words.
+    Jieba,
+    /// Single characters.
+    Char,
+}
+
+impl From<ZhRougeArg> for ZhRougeTokens {
+    fn from(a: ZhRougeArg) -> Self {
+        match a {
+            ZhRougeArg::Jieba => ZhRougeTokens::Jieba,
+            ZhRougeArg::Char => ZhRougeTokens::Char,
+        }
+    }
 }
 
 /// `ragjudge score`.
@@ -60,6 +101,14 @@ pub struct ScoreArgs {
     /// Stem tokens with the Porter stemmer before ROUGE (as rouge-score's use_stemmer=True).
     #[arg(long)]
     pub rouge_stemmer: bool,
+    /// Language of the lexical and CIU tokenisers: en (English reference implementations), zh
+    /// (jieba, sacrebleu zh, CMRC 2018), or auto (per record: meta.lang, else the share of
+    /// Chinese characters in the answer and reference). See docs/languages.md.
+    #[arg(long, value_enum, default_value_t = LangArg::En, value_name = "LANG")]
+    pub lang: LangArg,
+    /// Tokens of Chinese ROUGE: jieba words, or characters (no segmenter).
+    #[arg(long, value_enum, default_value_t = ZhRougeArg::Jieba, value_name = "TOKENS")]
+    pub zh_rouge: ZhRougeArg,
     /// Claims of the `ragchecker` family: the sentences of each text, or atomic claims the judge
     /// writes under a JSON grammar (one generation per distinct text; a text's sentences where
     /// the judge fails, recorded in the detail).
@@ -134,7 +183,11 @@ impl ScoreArgs {
     /// The options of every metric family.
     pub fn metric_settings(&self) -> Result<MetricSettings> {
         Ok(MetricSettings {
-            lexical: LexicalSettings { rouge_stemmer: self.rouge_stemmer },
+            lexical: LexicalSettings {
+                rouge_stemmer: self.rouge_stemmer,
+                lang: self.lang.into(),
+                zh_rouge: self.zh_rouge.into(),
+            },
             ciu: CiuSettings {
                 c_char: self.ciu_c_char,
                 position_discount: !self.ciu_no_position,

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub fn run(args: &ServeArgs) -> Result<()> {
     let limits = args.limits()?;
     let settings = MetricSettings {
-        lexical: LexicalSettings { rouge_stemmer: args.rouge_stemmer },
+        lexical: LexicalSettings { rouge_stemmer: args.rouge_stemmer, ..LexicalSettings::default() },
         ciu: CiuSettings::default(),
         retrieval: RetrievalSettings { ks: args.ks.clone(), ..RetrievalSettings::default() },
         ..MetricSettings::default()
