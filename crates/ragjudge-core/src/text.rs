@@ -51,12 +51,34 @@ fn is_mark(c: char) -> bool {
 }
 
 /// The language of a text, as far as metrics need to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Lang {
     /// English (and any other non-Chinese text).
+    #[default]
     En,
     /// Chinese.
     Zh,
+}
+
+impl Lang {
+    /// `en` or `zh`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    /// The language of a code: `en`, `zh` (case-insensitive; `zh-CN`, `zh_TW`, `en-US`... too).
+    pub fn from_code(code: &str) -> Option<Self> {
+        let primary = code.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
+        match primary.as_str() {
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
 }
 
 /// [`Lang::Zh`] when Han ideographs are at least 30% of the alphabetic characters, else

@@ -2,50 +2,18 @@
 //! English tokenisers (rouge-score, sacrebleu `13a`, SQuAD, SMART stop words); Chinese switches to
 //! jieba / rouge-chinese, sacrebleu `zh`, CMRC 2018 and the stopwords-iso Chinese list.
 //!
-//! Detection rule ([`detect`]): among the characters of the text that are letters or ideographs
-//! (`char::is_alphabetic`, which includes CJK ideographs), count the CJK ideographs; the text is
-//! Chinese when they are at least [`ZH_SHARE`] (20%) of them, else English (also when there are
-//! none). Ideographs carry about a word each, so a Chinese text with English names and terms stays
-//! well above the threshold, while an English text quoting a few Chinese words stays below.
+//! Detection is the project's one rule ([`ragjudge_core::text::detect_lang`]): Chinese when Han
+//! ideographs are at least 30% of the letters (`char::is_alphabetic`, which includes the
+//! ideographs), else English, also when there are none. Ideographs carry about a word each, so a
+//! Chinese text with English names and terms stays above the threshold, while an English text
+//! quoting a few Chinese words stays below. The judges choose their prompt language by the same
+//! rule.
 
+use ragjudge_core::text::detect_lang;
 use ragjudge_core::Record;
 use serde::{Deserialize, Serialize};
 
-use crate::rake::is_cjk_ideograph;
-
-/// The share of CJK ideographs among letters and ideographs from which [`detect`] says Chinese.
-pub const ZH_SHARE: f64 = 0.2;
-
-/// A language the lexical metrics have tokenisers for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    /// English (the reference implementations' defaults).
-    #[default]
-    En,
-    /// Chinese.
-    Zh,
-}
-
-impl Lang {
-    /// `en` or `zh`.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Zh => "zh",
-        }
-    }
-
-    /// The language of a code: `en`, `zh` (case-insensitive; `zh-CN`, `zh_TW`, `en-US`... too).
-    pub fn from_code(code: &str) -> Option<Self> {
-        let primary = code.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
-        match primary.as_str() {
-            "en" => Some(Lang::En),
-            "zh" => Some(Lang::Zh),
-            _ => None,
-        }
-    }
-}
+pub use ragjudge_core::text::Lang;
 
 /// How the language of a text is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -90,24 +58,14 @@ impl LangMode {
     }
 }
 
-/// `(CJK ideographs, letters and ideographs)` of `text`.
-fn counts(text: &str) -> (usize, usize) {
-    text.chars().filter(|c| c.is_alphabetic()).fold((0, 0), |(h, n), c| (h + usize::from(is_cjk_ideograph(c)), n + 1))
-}
-
 /// The language of `text` by the rule in the module docs.
 pub fn detect(text: &str) -> Lang {
-    detect_all(&[text])
+    detect_lang(text)
 }
 
 /// The language of several texts counted together (e.g. a reference and an answer).
 pub fn detect_all(texts: &[&str]) -> Lang {
-    let (han, letters) = texts.iter().map(|t| counts(t)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    if letters > 0 && han as f64 >= ZH_SHARE * letters as f64 {
-        Lang::Zh
-    } else {
-        Lang::En
-    }
+    detect_lang(&texts.join(" "))
 }
 
 /// The language of a record's lexical metrics under `mode`. With [`LangMode::Auto`], a
@@ -140,10 +98,11 @@ mod tests {
         assert_eq!(detect("The company 比亚迪 reported record deliveries last month"), Lang::En);
         assert_eq!(detect("2024 !!! 1.5%"), Lang::En);
         assert_eq!(detect(""), Lang::En);
-        // Exactly at the threshold: 1 ideograph, 4 letters -> 1/5 = 0.2.
-        assert_eq!(detect("abcd中"), Lang::Zh);
-        assert_eq!(detect("abcde中"), Lang::En);
-        assert_eq!(detect_all(&["abcdefgh", "中文"]), Lang::Zh);
+        // Exactly at the threshold: 3 ideographs among 7 + 3 -> 0.3; one letter more is below.
+        assert_eq!(detect("abcdefg中文字"), Lang::Zh);
+        assert_eq!(detect("abcdefgh中文字"), Lang::En);
+        assert_eq!(detect_all(&["abcdefg", "中文字"]), Lang::Zh);
+        assert_eq!(detect_all(&["abcdefgh", "中文字"]), Lang::En);
     }
 
     #[test]
