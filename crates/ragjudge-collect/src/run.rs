@@ -131,13 +131,16 @@ fn known_relevant(relevant: &[String], id: &str) -> bool {
         })
 }
 
-/// The output record of an answered question; passages the question is known to be answered
-/// by get relevance [`KNOWN_RELEVANT`].
+/// The output record of an answered question. When the question names the passages it is
+/// answered by, a returned passage without a grade gets [`KNOWN_RELEVANT`] if it is one of them
+/// and 0 otherwise (TREC's unjudged = not relevant), so a question whose passages all miss scores
+/// 0 rather than being left out as unjudged.
 pub fn to_record(q: &Question, answer: Answer, system: &str) -> Record {
     let mut contexts = answer.contexts;
-    for c in &mut contexts {
-        if c.relevance.is_none() && c.id.as_deref().is_some_and(|id| known_relevant(&q.relevant, id)) {
-            c.relevance = Some(KNOWN_RELEVANT);
+    if !q.relevant.is_empty() {
+        for c in contexts.iter_mut().filter(|c| c.relevance.is_none()) {
+            let hit = c.id.as_deref().is_some_and(|id| known_relevant(&q.relevant, id));
+            c.relevance = Some(if hit { KNOWN_RELEVANT } else { 0.0 });
         }
     }
     Record { system: system.to_string(), contexts, answer: answer.answer, ..q.record.clone() }

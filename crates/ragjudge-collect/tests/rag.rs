@@ -183,7 +183,7 @@ fn retrieval_alone_returns_the_rags_passages_and_no_answer() {
             .contexts
             .into_iter()
             .map(|mut c| {
-                c.relevance = (c.id.as_deref() == Some("water:0")).then_some(KNOWN_RELEVANT);
+                c.relevance = Some(if c.id.as_deref() == Some("water:0") { KNOWN_RELEVANT } else { 0.0 });
                 c
             })
             .collect::<Vec<_>>()

@@ -60,7 +60,7 @@ fn http_answers_and_passages_come_back_in_question_order() {
     assert_eq!(r.contexts.len(), 2);
     assert_eq!(r.contexts[0].id.as_deref(), Some("p2"));
     assert_eq!(r.contexts[0].relevance, Some(KNOWN_RELEVANT), "the question's source is marked relevant");
-    assert_eq!(r.contexts[1].relevance, None);
+    assert_eq!(r.contexts[1].relevance, Some(0.0), "another passage is judged not relevant");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 6);
     for req in &reqs {
