@@ -3,65 +3,14 @@
 //! Expected values come from `tests/fixtures/make_lexical_reference.py` (versions are recorded in
 //! the fixture's header), never from this crate's output.
 
-use ragjudge_lexical::bleu::{sentence_bleu, BleuScore, CorpusBleu};
+mod common;
+
+use common::{check_bleu, f, fixture, pairs, MaxDiff};
+use ragjudge_lexical::bleu::{sentence_bleu, CorpusBleu};
 use ragjudge_lexical::chrf::{sentence_chrf, CorpusChrf};
 use ragjudge_lexical::rouge::{PrfScore, RougeScorer};
 use ragjudge_lexical::squad::{exact_match, max_exact_match, max_token_f1, token_f1};
 use serde_json::Value;
-
-const TOL: f64 = 1e-9;
-
-fn fixture() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lexical_reference.json");
-    let text = std::fs::read_to_string(path).expect("fixture readable");
-    serde_json::from_str(&text).expect("fixture is JSON")
-}
-
-fn pairs(doc: &Value) -> Vec<(String, Vec<String>, &Value)> {
-    doc["pairs"]
-        .as_array()
-        .expect("pairs array")
-        .iter()
-        .map(|p| {
-            let hyp = p["hypothesis"].as_str().expect("hypothesis").to_owned();
-            let refs = p["references"]
-                .as_array()
-                .expect("references")
-                .iter()
-                .map(|r| r.as_str().expect("reference string").to_owned())
-                .collect();
-            (hyp, refs, p)
-        })
-        .collect()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().expect("number")
-}
-
-/// Tracks the largest absolute difference and where it happened.
-#[derive(Default)]
-struct MaxDiff {
-    max: f64,
-    at: String,
-    count: usize,
-}
-
-impl MaxDiff {
-    fn check(&mut self, got: f64, want: f64, what: impl FnOnce() -> String) {
-        let d = (got - want).abs();
-        self.count += 1;
-        if d > self.max || d.is_nan() {
-            self.max = if d.is_nan() { f64::INFINITY } else { d };
-            self.at = format!("{} (got {got}, want {want})", what());
-        }
-    }
-
-    fn assert(&self, metric: &str) {
-        println!("{metric}: {} values, max abs diff {:e}", self.count, self.max);
-        assert!(self.max <= TOL, "{metric}: max abs difference {:e} > {TOL:e} at {}", self.max, self.at);
-    }
-}
 
 fn check_prf(md: &mut MaxDiff, got: PrfScore, want: &Value, ctx: &str) {
     let w = want.as_array().expect("[p, r, f]");
@@ -71,7 +20,7 @@ fn check_prf(md: &mut MaxDiff, got: PrfScore, want: &Value, ctx: &str) {
 }
 
 fn check_rouge(use_stemmer: bool, key: &str) {
-    let doc = fixture();
+    let doc = fixture("lexical_reference.json");
     let scorer = RougeScorer { use_stemmer };
     let mut md = MaxDiff::default();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
@@ -94,21 +43,9 @@ fn rouge_with_stemmer_matches_rouge_score() {
     check_rouge(true, "rouge_stem");
 }
 
-fn check_bleu(md: &mut MaxDiff, got: &BleuScore, want: &Value, ctx: &str) {
-    md.check(got.score, f(&want["score"]), || format!("{ctx} score"));
-    md.check(got.bp, f(&want["bp"]), || format!("{ctx} bp"));
-    for n in 0..4 {
-        md.check(got.precisions[n], f(&want["precisions"][n]), || format!("{ctx} precision[{n}]"));
-        md.check(got.counts[n] as f64, f(&want["counts"][n]), || format!("{ctx} counts[{n}]"));
-        md.check(got.totals[n] as f64, f(&want["totals"][n]), || format!("{ctx} totals[{n}]"));
-    }
-    md.check(got.sys_len as f64, f(&want["sys_len"]), || format!("{ctx} sys_len"));
-    md.check(got.ref_len as f64, f(&want["ref_len"]), || format!("{ctx} ref_len"));
-}
-
 #[test]
 fn sentence_and_corpus_bleu_match_sacrebleu() {
-    let doc = fixture();
+    let doc = fixture("lexical_reference.json");
     let mut md = MaxDiff::default();
     let mut corpus = CorpusBleu::new();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
@@ -124,7 +61,7 @@ fn sentence_and_corpus_bleu_match_sacrebleu() {
 
 #[test]
 fn sentence_and_corpus_chrf_match_sacrebleu() {
-    let doc = fixture();
+    let doc = fixture("lexical_reference.json");
     let mut md = MaxDiff::default();
     let mut corpus = CorpusChrf::new();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
@@ -140,7 +77,7 @@ fn sentence_and_corpus_chrf_match_sacrebleu() {
 
 #[test]
 fn squad_matches_official_script() {
-    let doc = fixture();
+    let doc = fixture("lexical_reference.json");
     let mut md = MaxDiff::default();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
         let r: Vec<&str> = refs.iter().map(String::as_str).collect();
@@ -154,7 +91,7 @@ fn squad_matches_official_script() {
 
 #[test]
 fn fixture_is_large_and_varied() {
-    let doc = fixture();
+    let doc = fixture("lexical_reference.json");
     let ps = pairs(&doc);
     assert!(ps.len() >= 200);
     assert!(ps.iter().any(|(h, _, _)| h.split_whitespace().count() > 5000));

@@ -3,79 +3,14 @@
 //! evaluation script. Expected values come from `tests/fixtures/make_zh_reference.py` (versions
 //! in the fixture's header), never from this crate's output.
 
-use ragjudge_lexical::bleu::{sentence_bleu_with, BleuScore, BleuTokenizer, CorpusBleu};
+mod common;
+
+use common::{check_bleu, f, fixture, pairs, MaxDiff};
+use ragjudge_lexical::bleu::{sentence_bleu_with, BleuTokenizer, CorpusBleu};
 use serde_json::Value;
 
-/// The tolerance of `reference_parity.rs`.
-const TOL: f64 = 1e-9;
-
-fn fixture() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/zh_reference.json");
-    let text = std::fs::read_to_string(path).expect("fixture readable");
-    serde_json::from_str(&text).expect("fixture is JSON")
-}
-
-fn pairs(doc: &Value) -> Vec<(String, Vec<String>, &Value)> {
-    doc["pairs"]
-        .as_array()
-        .expect("pairs array")
-        .iter()
-        .map(|p| {
-            let hyp = p["hypothesis"].as_str().expect("hypothesis").to_owned();
-            let refs = p["references"]
-                .as_array()
-                .expect("references")
-                .iter()
-                .map(|r| r.as_str().expect("reference string").to_owned())
-                .collect();
-            (hyp, refs, p)
-        })
-        .collect()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().expect("number")
-}
-
-/// Tracks the largest absolute difference and where it happened.
-#[derive(Default)]
-struct MaxDiff {
-    max: f64,
-    at: String,
-    count: usize,
-}
-
-impl MaxDiff {
-    fn check(&mut self, got: f64, want: f64, what: impl FnOnce() -> String) {
-        let d = (got - want).abs();
-        self.count += 1;
-        if d > self.max || d.is_nan() {
-            self.max = if d.is_nan() { f64::INFINITY } else { d };
-            self.at = format!("{} (got {got}, want {want})", what());
-        }
-    }
-
-    fn assert(&self, metric: &str) {
-        println!("{metric}: {} values, max abs diff {:e}", self.count, self.max);
-        assert!(self.count > 0, "{metric}: nothing compared");
-        assert!(self.max <= TOL, "{metric}: max abs difference {:e} > {TOL:e} at {}", self.max, self.at);
-    }
-}
-
-fn check_bleu(md: &mut MaxDiff, got: &BleuScore, want: &Value, ctx: &str) {
-    md.check(got.score, f(&want["score"]), || format!("{ctx} score"));
-    md.check(got.bp, f(&want["bp"]), || format!("{ctx} bp"));
-    for n in 0..4 {
-        md.check(got.precisions[n], f(&want["precisions"][n]), || format!("{ctx} precision[{n}]"));
-        md.check(got.counts[n] as f64, f(&want["counts"][n]), || format!("{ctx} counts[{n}]"));
-        md.check(got.totals[n] as f64, f(&want["totals"][n]), || format!("{ctx} totals[{n}]"));
-    }
-    md.check(got.sys_len as f64, f(&want["sys_len"]), || format!("{ctx} sys_len"));
-    md.check(got.ref_len as f64, f(&want["ref_len"]), || format!("{ctx} ref_len"));
-}
-
 fn check_bleu_tokenizer(tok: BleuTokenizer, key: &str) {
-    let doc = fixture();
+    let doc = fixture("zh_reference.json");
     let mut md = MaxDiff::default();
     let mut corpus = CorpusBleu::new();
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
@@ -101,7 +36,7 @@ fn bleu_char_tokenizer_matches_sacrebleu() {
 
 #[test]
 fn fixture_is_varied() {
-    let doc = fixture();
+    let doc = fixture("zh_reference.json");
     let ps = pairs(&doc);
     assert!(ps.len() >= 80);
     assert!(ps.iter().any(|(_, r, _)| r.len() > 1));
@@ -118,7 +53,7 @@ fn strings(v: &Value) -> Vec<String> {
 #[test]
 fn jieba_rs_cut_equals_python_jieba() {
     use ragjudge_lexical::segment::jieba_cut;
-    let doc = fixture();
+    let doc = fixture("zh_reference.json");
     let cases = doc["jieba"].as_array().expect("jieba cases");
     let mut differ = Vec::new();
     for c in cases {
@@ -142,7 +77,7 @@ fn check_prf(md: &mut MaxDiff, got: ragjudge_lexical::rouge::PrfScore, want: &Va
 
 fn check_zh_rouge(tokens: ragjudge_lexical::rouge_zh::ZhRougeTokens, key: &str) {
     use ragjudge_lexical::rouge_zh::{rouge_chinese, ZhRougeScorer};
-    let doc = fixture();
+    let doc = fixture("zh_reference.json");
     let mut md = MaxDiff::default();
     let mut raised = 0;
     for (i, (hyp, refs, p)) in pairs(&doc).iter().enumerate() {
@@ -177,7 +112,7 @@ fn rouge_on_characters_matches_rouge_chinese() {
 #[test]
 fn cmrc_f1_and_em_match_official_script() {
     use ragjudge_lexical::cmrc::{max_cmrc_em, max_cmrc_f1, mixed_segmentation};
-    let doc = fixture();
+    let doc = fixture("zh_reference.json");
     let cases = doc["cmrc"].as_array().expect("cmrc cases");
     let mut md = MaxDiff::default();
     for (i, c) in cases.iter().enumerate() {
