@@ -8,4 +8,7 @@ mod set;
 mod settings;
 
 pub use set::ModelSet;
-pub use settings::{CacheChoice, EncoderSettings, JudgeSettings, ModelSettings, Precision};
+pub use settings::{
+    default_embedder, CacheChoice, EncoderSettings, JudgeSettings, ModelSettings, Precision, ENGLISH_EMBEDDER,
+    MULTILINGUAL_EMBEDDER,
+};

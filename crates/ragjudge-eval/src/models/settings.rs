@@ -1,7 +1,23 @@
 //! Plain settings that name models and say how to run them.
 
+use ragjudge_lexical::lang::LangMode;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// The sentence embedder for English runs: all-MiniLM-L6-v2.
+pub const ENGLISH_EMBEDDER: &str = "minilm";
+/// The sentence embedder for runs in other languages: multilingual-e5-small (Wang et al. 2024).
+pub const MULTILINGUAL_EMBEDDER: &str = "multilingual-e5-small";
+
+/// The embedder a run gets when none is named: MiniLM for English (`--lang en`, the default),
+/// multilingual-e5-small when the run's records may not be English (`zh`, or `auto`, where one model
+/// embeds every record of a mixed run so that their similarities compare).
+pub fn default_embedder(lang: LangMode) -> &'static str {
+    match lang {
+        LangMode::En => ENGLISH_EMBEDDER,
+        LangMode::Zh | LangMode::Auto => MULTILINGUAL_EMBEDDER,
+    }
+}
 
 /// Number format of an encoder's dense matrix products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -101,7 +117,7 @@ pub struct ModelSettings {
 impl Default for ModelSettings {
     fn default() -> Self {
         Self {
-            embedder: "minilm".into(),
+            embedder: ENGLISH_EMBEDDER.into(),
             nli: None,
             pii_model: "pii-ner".into(),
             encoder: EncoderSettings::default(),
@@ -113,6 +129,14 @@ impl Default for ModelSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_embedder_follows_the_language() {
+        assert_eq!(default_embedder(LangMode::En), "minilm");
+        assert_eq!(default_embedder(LangMode::default()), ModelSettings::default().embedder);
+        assert_eq!(default_embedder(LangMode::Zh), "multilingual-e5-small");
+        assert_eq!(default_embedder(LangMode::Auto), "multilingual-e5-small");
+    }
     use std::path::Path;
 
     #[test]

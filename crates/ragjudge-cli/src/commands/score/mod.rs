@@ -39,7 +39,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         check_not_input(out, &inputs)?;
     }
     warn_repeated_inputs(&args.inputs);
-    let models = Arc::new(ModelSet::new(args.models.settings(args.threads)));
+    let models = Arc::new(ModelSet::new(args.models.settings(args.threads, settings.lexical.lang)));
     let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
     let evaluator = Evaluator::new(metrics, args.eval_settings())?;
     // From here on Ctrl-C stops the run between batches, with a word on what was kept.
