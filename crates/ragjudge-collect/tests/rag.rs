@@ -172,7 +172,7 @@ fn retrieval_alone_returns_the_rags_passages_and_no_answer() {
     )
     .unwrap();
     let q = question("q1", "What turns liquid water into vapour?", json!({"source_ids": ["water:0"]}));
-    let out = collect(&[q.clone()], &only, &CallCache::disabled(), &CollectSettings::default(), &|_, _| {});
+    let out = collect(std::slice::from_ref(&q), &only, &CallCache::disabled(), &CollectSettings::default(), &|_, _| {});
     assert!(out.failures.is_empty(), "{:?}", out.failures);
     let r = &out.records[0];
     assert_eq!(r.answer, "");
