@@ -32,6 +32,13 @@ if ! python3 -c "import selenium" >/dev/null 2>&1; then
     python3 -m pip install -q selenium==4.38.0 2>/dev/null || python3 -m pip install -q --break-system-packages selenium==4.38.0
 fi
 
+# The OpenTelemetry SDK, its OTLP/HTTP exporter and OpenInference's attribute names (pinned):
+# the instrumented client of the trace test (crates/ragjudge-cli/tests/traces.rs).
+if ! python3 -c "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.http, openinference.semconv" >/dev/null 2>&1; then
+    otel=(opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 openinference-semantic-conventions==0.1.42)
+    python3 -m pip install -q "${otel[@]}" 2>/dev/null || python3 -m pip install -q --break-system-packages "${otel[@]}"
+fi
+
 # pyarrow (pinned) checks the Parquet interchange (crates/ragjudge-cli/tests/parquet.rs).
 if ! python3 -c "import pyarrow" >/dev/null 2>&1; then
     python3 -m pip install -q pyarrow==24.0.0 2>/dev/null || python3 -m pip install -q --break-system-packages pyarrow==24.0.0

@@ -31,6 +31,8 @@ head -n 7 examples/openrag/results_input.csv | seed records_openrag results_inpu
 head -n 7 examples/openrag/results_input.csv | seed records_auto results_input.csv
 head -n 8 examples/human/ratings.csv | seed ratings ratings.csv
 head -n 8 examples/human/pairwise_labels.jsonl | seed labels pairwise_labels.jsonl
+mkdir -p "$corpus/traces"
+cp -n crates/ragjudge-traces/tests/fixtures/*.pb crates/ragjudge-traces/tests/fixtures/*.json "$corpus/traces/"
 cp -n fuzz/seeds/records_csv/* fuzz/seeds/records_ragas/* "$corpus/records_auto/"
 for t in $(ls fuzz/fuzz_targets | sed 's/\.rs$//'); do
     mkdir -p "$corpus/$t"

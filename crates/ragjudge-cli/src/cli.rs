@@ -66,6 +66,8 @@ pub enum Command {
     Merge(commands::merge::MergeArgs),
     /// Human labels in a local web page: plan what to label, serve the page, export the label files.
     Annotate(commands::annotate::AnnotateArgs),
+    /// Production traces (OTLP GenAI / OpenInference spans, Langfuse exports) into records: one per trace, conversations by session, agent steps.
+    Import(commands::import::ImportArgs),
     /// Which scorer agrees with your labels on held-out questions (metrics, judges, baselines), and PPI estimates with it.
     Validate(commands::validate::ValidateArgs),
 }
@@ -100,6 +102,7 @@ impl Command {
             Command::Merge(a) => commands::merge::run(a),
             Command::Annotate(a) => commands::annotate::run(a),
             Command::Validate(a) => commands::validate::run(a),
+            Command::Import(a) => commands::import::run(a),
         }
     }
 }

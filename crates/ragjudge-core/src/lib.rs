@@ -21,6 +21,6 @@ pub mod text;
 pub use error::InputError;
 pub use metric::{Metric, MetricError, MetricOutput};
 pub use read::{record_from_json, Duplicate, DuplicateKeys, Format, ReadOptions, RecordReader};
-pub use record::{known_relevant, Context, Record, Turn};
+pub use record::{known_relevant, Context, Record, Step, Turn};
 pub use shard::{stable_hash, Shard, ShardError};
 pub use table::{read_table, Table};

@@ -25,6 +25,32 @@ pub struct Turn {
     pub text: String,
 }
 
+/// One step of an agent's trajectory: a retrieval, a tool call or a model call, in the order
+/// they started (imported from traces; see `ragjudge import`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Step {
+    /// What the step did: `retrieval`, `rerank`, `tool`, `llm`, `agent` or `chain`.
+    pub kind: String,
+    /// The span's or tool's name.
+    #[serde(default)]
+    pub name: String,
+    /// What went in (the retrieval query, the tool's arguments, the prompt), as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// What came out (the tool's result, the model's reply), as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Passages a retrieval or re-ranking step returned, in rank order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<Context>,
+    /// Wall time of the step in milliseconds, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
+    /// The step's error, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// One question answered by one system, with its retrieved evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Record {
@@ -47,6 +73,9 @@ pub struct Record {
     /// Earlier conversation turns, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Turn>,
+    /// The agent's steps (retrievals, tool calls, model calls) that led to the answer, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
     /// Repetition index when the same query was run several times (Open RAG Eval `query_run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<u32>,

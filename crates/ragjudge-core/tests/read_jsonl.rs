@@ -1,6 +1,6 @@
 //! JSONL reader: records, defaults, and one-line errors naming file, line and field.
 
-use ragjudge_core::{Context, Format, InputError, ReadOptions, Record, RecordReader, Turn};
+use ragjudge_core::{Context, Format, InputError, ReadOptions, Record, RecordReader, Step, Turn};
 use std::io::Cursor;
 
 fn read(name: &str, bytes: &[u8], opts: &ReadOptions) -> Vec<Result<Record, InputError>> {
@@ -58,6 +58,8 @@ fn wrong_field_types_name_the_field() {
         "{\"query\": \"q\", \"answer\": \"a\", \"run\": 1.5}\n",
         "{\"query\": \"q\", \"answer\": \"a\", \"meta\": []}\n",
         "[1, 2]\n",
+        "{\"query\": \"q\", \"answer\": \"a\", \"steps\": [{\"name\": \"x\"}]}\n",
+        "{\"query\": \"q\", \"answer\": \"a\", \"steps\": [{\"kind\": \"tool\", \"latency_ms\": \"slow\"}]}\n",
     );
     let items = read_default("t.jsonl", text);
     let errs: Vec<(String, bool)> = items
@@ -76,6 +78,8 @@ fn wrong_field_types_name_the_field() {
         "t.jsonl:6: field `run`: expected a non-negative integer, found 1.5",
         "t.jsonl:7: field `meta`: expected an object, found array",
         "t.jsonl:8: expected a JSON object, found array",
+        "t.jsonl:9: field `steps[0].kind`: missing",
+        "t.jsonl:10: field `steps[0]`: invalid type: string \"slow\", expected f64",
     ];
     assert_eq!(errs, want.iter().map(|s| (s.to_string(), false)).collect::<Vec<_>>());
 }
@@ -140,7 +144,7 @@ fn crlf_line_endings() {
 
 #[test]
 fn full_record_is_read() {
-    let text = r#"{"id": 17, "system": "S1", "query": "Who?", "contexts": [{"id": "doc3#2", "text": "T", "relevance": 2}, "U"], "answer": "He [1].", "reference": "Him", "history": [{"role": "user", "text": "hi"}], "run": 3, "meta": {"topic": "x"}, "ignored": 1}"#;
+    let text = r#"{"id": 17, "system": "S1", "query": "Who?", "contexts": [{"id": "doc3#2", "text": "T", "relevance": 2}, "U"], "answer": "He [1].", "reference": "Him", "history": [{"role": "user", "text": "hi"}], "steps": [{"kind": "tool", "name": "calc", "input": "1+1", "output": "2", "latency_ms": 3.5}], "run": 3, "meta": {"topic": "x"}, "ignored": 1}"#;
     let items = read_default("f.jsonl", text);
     let r = items[0].as_ref().unwrap();
     let want = Record {
@@ -154,6 +158,14 @@ fn full_record_is_read() {
         answer: "He [1].".into(),
         reference: Some("Him".into()),
         history: vec![Turn { role: "user".into(), text: "hi".into() }],
+        steps: vec![Step {
+            kind: "tool".into(),
+            name: "calc".into(),
+            input: Some("1+1".into()),
+            output: Some("2".into()),
+            latency_ms: Some(3.5),
+            ..Step::default()
+        }],
         run: Some(3),
         meta: serde_json::from_str(r#"{"topic": "x"}"#).unwrap(),
     };

@@ -24,3 +24,4 @@ pub mod rouge_zh;
 pub mod segment;
 pub mod squad;
 pub mod stopwords;
+pub mod trajectory;

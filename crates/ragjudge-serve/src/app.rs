@@ -5,6 +5,7 @@ use crate::error::{ApiError, ServeError};
 use crate::judge::{parse_judge_request, JudgeService};
 use crate::metrics::ServerMetrics;
 use crate::score::{parse_score_request, Scorer};
+use crate::traces::{TraceIngest, TraceSettings};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
@@ -23,6 +24,7 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// Route names as the metrics label them.
 const SCORE: &str = "/v1/score";
 const JUDGE: &str = "/v1/judge";
+const TRACES: &str = "/v1/traces";
 
 /// The server's bounds.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,14 +102,28 @@ pub struct App {
     score_gate: Admission,
     judge_gate: Admission,
     metrics: ServerMetrics,
+    traces: Option<TraceIngest>,
 }
 
 impl App {
     /// An app scoring with `scorer` and judging with `judge` (`None`: `/v1/judge` answers 501).
     pub fn new(scorer: Scorer, judge: Option<JudgeService>, limits: Limits) -> Result<Arc<Self>, ServeError> {
+        Self::with_traces(scorer, judge, limits, None)
+    }
+
+    /// As [`App::new`], receiving traces on `/v1/traces` when `traces` is given (else 501).
+    pub fn with_traces(
+        scorer: Scorer,
+        judge: Option<JudgeService>,
+        limits: Limits,
+        traces: Option<TraceSettings>,
+    ) -> Result<Arc<Self>, ServeError> {
         limits.check()?;
+        let scorer = Arc::new(scorer);
+        let traces = traces.map(|t| TraceIngest::start(scorer.clone(), t)).transpose().map_err(ServeError::Settings)?;
         Ok(Arc::new(App {
-            scorer: Arc::new(scorer),
+            traces,
+            scorer,
             judge: judge.map(Arc::new),
             score_gate: Admission::new(limits.max_inflight, limits.queue),
             judge_gate: Admission::new(limits.max_inflight, limits.queue),
@@ -126,6 +142,18 @@ impl App {
         &self.metrics
     }
 
+    /// The trace pipeline, when traces are received.
+    pub fn traces(&self) -> Option<&TraceIngest> {
+        self.traces.as_ref()
+    }
+
+    /// Stops the trace pipeline after scoring what it holds (call after [`crate::serve`] returns).
+    pub fn finish_traces(&self) {
+        if let Some(t) = &self.traces {
+            t.finish();
+        }
+    }
+
     /// Jobs running and waiting on `/v1/score`.
     pub fn score_load(&self) -> Load {
         self.score_gate.load()
@@ -142,6 +170,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route(SCORE, post(score))
         .route(JUDGE, post(judge))
+        .route(TRACES, post(traces))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics_text))
         .route("/openapi.json", get(openapi))
@@ -155,6 +184,7 @@ async fn count(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     let route = match req.uri().path() {
         SCORE => SCORE,
         JUDGE => JUDGE,
+        TRACES => TRACES,
         "/healthz" => "/healthz",
         "/metrics" => "/metrics",
         "/openapi.json" => "/openapi.json",
@@ -287,6 +317,51 @@ async fn judge(State(app): State<Arc<App>>, req: Request) -> Response {
     result.into_response()
 }
 
+/// OTLP/HTTP trace export: decoded and queued at once (never waits for scoring); protobuf unless
+/// the body is JSON; `Content-Encoding: gzip` accepted.
+async fn traces(State(app): State<Arc<App>>, req: Request) -> Response {
+    let Some(ingest) = app.traces.as_ref() else {
+        return ApiError::new(StatusCode::NOT_IMPLEMENTED, "traces are not received: start the server with --traces")
+            .into_response();
+    };
+    // Read before the body is awaited: a borrowed request (its body is not Sync) must not be held
+    // across an await.
+    let (json, encoding) = {
+        let header_str =
+            |name| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_ascii_lowercase();
+        (header_str(header::CONTENT_TYPE).starts_with("application/json"), header_str(header::CONTENT_ENCODING))
+    };
+    let limit = app.limits.max_body;
+    let declared = content_length(&req);
+    let body = match read_body(req.into_body(), declared, limit, app.limits.body_timeout).await {
+        Ok(b) => b,
+        Err(e) => return e.into_response(),
+    };
+    let body = match encoding.as_str() {
+        "" | "identity" => body.to_vec(),
+        // Inflated bodies may be larger than sent ones: OTLP batches compress about tenfold.
+        "gzip" => match ragjudge_traces::otlp::gunzip(&body, limit.saturating_mul(16)) {
+            Ok(b) => b,
+            Err(e) => return ApiError::bad_request(e).into_response(),
+        },
+        other => {
+            return ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("Content-Encoding {other} is not supported: send identity or gzip"),
+            )
+            .into_response()
+        }
+    };
+    match ingest.accept(&body, json) {
+        Ok(a) => {
+            let bytes = ragjudge_traces::otlp::export_response(a.rejected, a.message.as_deref(), json);
+            let kind = if json { "application/json" } else { "application/x-protobuf" };
+            ([(header::CONTENT_TYPE, kind)], bytes).into_response()
+        }
+        Err(e) => ApiError::bad_request(e).into_response(),
+    }
+}
+
 async fn healthz(State(app): State<Arc<App>>) -> Response {
     let body = serde_json::json!({
         "status": "ok",
@@ -298,7 +373,10 @@ async fn healthz(State(app): State<Arc<App>>) -> Response {
 }
 
 async fn metrics_text(State(app): State<Arc<App>>) -> Response {
-    let text = app.metrics.render(&[(SCORE, app.score_gate.load()), (JUDGE, app.judge_gate.load())]);
+    let mut text = app.metrics.render(&[(SCORE, app.score_gate.load()), (JUDGE, app.judge_gate.load())]);
+    if let Some(t) = &app.traces {
+        t.render(&mut text);
+    }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Routes: `POST /v1/score` (records in, one row per record out, the columns `ragjudge score`
 //! writes), `POST /v1/judge` (one DICE pairwise judgement through the configured judge),
-//! `GET /healthz`, `GET /metrics` (Prometheus text) and `GET /openapi.json`.
+//! `GET /healthz`, `GET /metrics` (Prometheus text) and `GET /openapi.json`; with traces on,
+//! `POST /v1/traces` (OTLP/HTTP, protobuf or JSON), scored in the background with drift alerts.
 //!
 //! Metrics and models are chosen and loaded once, when the [`App`] is built; scoring and judging
 //! run on the blocking thread pool (the engine's own worker pool inside), never on the async
@@ -38,6 +39,7 @@ mod judge;
 mod metrics;
 mod score;
 mod server;
+mod traces;
 
 pub use admission::{Admission, Load};
 pub use app::{router, App, Limits, OPENAPI};
@@ -46,3 +48,4 @@ pub use judge::{parse_judge_request, JudgeRequest, JudgeResponse, JudgeService, 
 pub use metrics::{set_heap_probe, HeapProbe, ServerMetrics};
 pub use score::{parse_score_request, ScoreRequest, ScoreResponse, Scorer, Selection};
 pub use server::{serve, serve_router, shutdown_signal};
+pub use traces::{group_of, Accepted, TraceIngest, TraceSettings};

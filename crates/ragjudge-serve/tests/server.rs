@@ -378,13 +378,14 @@ async fn health_metrics_and_openapi() {
     for (path, method) in [
         ("/v1/score", "post"),
         ("/v1/judge", "post"),
+        ("/v1/traces", "post"),
         ("/healthz", "get"),
         ("/metrics", "get"),
         ("/openapi.json", "get"),
     ] {
         assert!(v["paths"][path][method].is_object(), "{path} {method}");
     }
-    assert_eq!(v["paths"].as_object().unwrap().len(), 5, "no route left undocumented or invented");
+    assert_eq!(v["paths"].as_object().unwrap().len(), 6, "no route left undocumented or invented");
     // Every $ref resolves.
     let text = doc.body.as_str();
     for piece in text.split("\"$ref\": \"#/").skip(1) {

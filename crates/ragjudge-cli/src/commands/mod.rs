@@ -10,6 +10,7 @@ pub mod dice;
 pub mod embed;
 pub mod fuse;
 pub mod gate;
+pub mod import;
 pub mod judge_eval;
 pub mod judge_protocol;
 pub mod merge;

@@ -1,7 +1,9 @@
 //! CSV readers: our columns, the RAGAS layout and the Open RAG Eval layout (one row per passage,
 //! grouped back into records).
 
-use super::json::{contexts_from_value, history_from_value, json_error_message, meta_from_value, FieldError};
+use super::json::{
+    contexts_from_value, history_from_value, json_error_message, meta_from_value, steps_from_value, FieldError,
+};
 use super::pylist::parse_py_list;
 use super::Item;
 use crate::error::{excerpt, human_size, InputError};
@@ -79,6 +81,7 @@ struct Cols {
     contexts: Option<Col>,
     reference: Option<Col>,
     history: Option<Col>,
+    steps: Option<Col>,
     meta: Option<Col>,
     run: Option<Col>,
     passage_id: Option<Col>,
@@ -188,6 +191,7 @@ impl CsvSource {
                 cols.contexts = find("contexts");
                 cols.reference = find("reference");
                 cols.history = find("history");
+                cols.steps = find("steps");
                 cols.run = find("run");
                 required = &["query", "answer"];
             }
@@ -339,8 +343,12 @@ impl CsvSource {
             (Some(col), Some(cell)) => Some(parse_run(&cell, &col.name)?),
             _ => None,
         };
+        let steps = match (&self.cols.steps, self.optional(&self.cols.steps)?) {
+            (Some(col), Some(cell)) => steps_from_value(parse_json_cell(&cell, &col.name)?, &col.name)?,
+            _ => Vec::new(),
+        };
         let meta = self.meta(Map::new())?;
-        Ok(Record { id, system, query, contexts, answer, reference, history, run, meta })
+        Ok(Record { id, system, query, contexts, answer, reference, history, steps, run, meta })
     }
 
     /// The `meta` JSON cell merged with `meta.X` columns (non-empty cells only) into `base`.
@@ -425,6 +433,7 @@ impl CsvSource {
             answer,
             reference,
             history: Vec::new(),
+            steps: Vec::new(),
             run,
             meta,
         })

@@ -1,7 +1,7 @@
 //! Conversion of parsed JSON values into [`Record`]s, shared by the JSONL and CSV readers.
 
 use crate::error::excerpt;
-use crate::record::{Context, Record, Turn};
+use crate::record::{Context, Record, Step, Turn};
 use serde_json::{Map, Value};
 
 /// A problem with one field of one record, before the file and line are attached.
@@ -149,6 +149,28 @@ pub(crate) fn history_from_value(v: Value, field: &str) -> Result<Vec<Turn>, Fie
     Ok(out)
 }
 
+/// Parses an agent trajectory: a list of step objects (`kind` required), or `null`.
+pub(crate) fn steps_from_value(v: Value, field: &str) -> Result<Vec<Step>, FieldError> {
+    if v.is_null() {
+        return Ok(Vec::new());
+    }
+    let items = array_items(v, field)?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        if !item.is_object() {
+            return Err(FieldError::expected(&at, "an object", &item));
+        }
+        if item.get("kind").is_none() {
+            return Err(FieldError::missing(&format!("{at}.kind")));
+        }
+        let step =
+            serde_json::from_value(item).map_err(|e| FieldError { field: Some(at.clone()), message: e.to_string() })?;
+        out.push(step);
+    }
+    Ok(out)
+}
+
 /// Parses a meta object; `null` is an empty one.
 pub(crate) fn meta_from_value(v: Value, field: &str) -> Result<Map<String, Value>, FieldError> {
     match v {
@@ -206,6 +228,10 @@ pub(crate) fn record_from_value(v: Value, defaults: Defaults<'_>) -> Result<Reco
         Some(v) => history_from_value(v, "history")?,
         None => Vec::new(),
     };
+    let steps = match map.remove("steps") {
+        Some(v) => steps_from_value(v, "steps")?,
+        None => Vec::new(),
+    };
     let run = match map.remove("run") {
         Some(v) => take_run(v, "run")?,
         None => None,
@@ -214,7 +240,7 @@ pub(crate) fn record_from_value(v: Value, defaults: Defaults<'_>) -> Result<Reco
         Some(v) => meta_from_value(v, "meta")?,
         None => Map::new(),
     };
-    Ok(Record { id, system, query, contexts, answer, reference, history, run, meta })
+    Ok(Record { id, system, query, contexts, answer, reference, history, steps, run, meta })
 }
 
 /// Renders a `serde_json` syntax error as `invalid JSON: MESSAGE at column N` (the line is

@@ -26,7 +26,7 @@ use std::fs::File;
 const BATCH_ROWS: usize = 1024;
 
 /// Columns that may hold JSON text instead of nested values.
-const JSON_TEXT: [&str; 3] = ["contexts", "history", "meta"];
+const JSON_TEXT: [&str; 4] = ["contexts", "history", "steps", "meta"];
 
 /// A Parquet file being read batch by batch.
 pub(crate) struct ParquetSource {

@@ -21,6 +21,7 @@ families! {
     trec::Trec,
     ragchecker::RagChecker,
     semantic::Semantic,
+    agent::Agent,
     fused::Fused,
 }
 

@@ -53,6 +53,7 @@ pub struct Answer {
     pub retry_after: Option<String>,
     pub content_type: Option<String>,
     pub body: String,
+    pub bytes: Vec<u8>,
 }
 
 impl Answer {
@@ -63,20 +64,25 @@ impl Answer {
 
 /// Sends one request (a fresh connection each time).
 pub async fn send(method: &str, url: &str, body: Option<Vec<u8>>) -> Answer {
+    send_with(method, url, body.unwrap_or_default(), &[("content-type", "application/json")]).await
+}
+
+/// Sends one request with `headers`; a body that is not UTF-8 is in `bytes` only.
+pub async fn send_with(method: &str, url: &str, body: Vec<u8>, headers: &[(&str, &str)]) -> Answer {
     let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(0).build_http();
-    let req = hyper::Request::builder()
-        .method(method)
-        .uri(url)
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body.unwrap_or_default())))
-        .unwrap();
+    let mut req = hyper::Request::builder().method(method).uri(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(Full::new(Bytes::from(body))).unwrap();
     let res = client.request(req).await.unwrap();
     let status = res.status().as_u16();
     let header = |name: &str| res.headers().get(name).map(|v| v.to_str().unwrap().to_string());
     let retry_after = header("retry-after");
     let content_type = header("content-type");
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    Answer { status, retry_after, content_type, body: String::from_utf8(body.to_vec()).unwrap() }
+    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+    let body = String::from_utf8(bytes.clone()).unwrap_or_default();
+    Answer { status, retry_after, content_type, body, bytes }
 }
 
 pub async fn post(url: &str, body: impl Into<Vec<u8>>) -> Answer {

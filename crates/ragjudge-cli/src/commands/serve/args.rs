@@ -12,7 +12,7 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Metric families of `POST /v1/score`, as for `score` (lexical, ciu, retrieval, hcat,
-    /// safety, trec, ragchecker, semantic, fused:FILE); other families' options take their defaults.
+    /// safety, trec, ragchecker, semantic, agent, fused:FILE); other families' options take their defaults.
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu")]
     pub metrics: Vec<String>,
     /// Judge of `POST /v1/judge` (`local:MODEL` or `openai:MODEL`); without it that route answers 501.
@@ -80,6 +80,9 @@ pub struct ServeArgs {
     /// Judge: per-call timeout of an HTTP judge, in seconds.
     #[arg(long, default_value_t = 120)]
     pub judge_timeout: u64,
+    /// Traces received on `/v1/traces`.
+    #[command(flatten)]
+    pub traces: super::trace_args::TraceArgs,
 }
 
 impl ServeArgs {
@@ -115,7 +118,7 @@ impl ServeArgs {
 
 /// `value` seconds of `flag` as a duration: positive, finite and representable (1e-12 rounds to
 /// zero and is refused).
-fn seconds(flag: &str, value: f64) -> Result<Duration> {
+pub(super) fn seconds(flag: &str, value: f64) -> Result<Duration> {
     match Duration::try_from_secs_f64(value) {
         Ok(d) if !d.is_zero() => Ok(d),
         _ if value.is_finite() && value > 0.0 => bail!("{flag} is too large: {value:?} seconds"),

@@ -1,6 +1,7 @@
 //! `ragjudge serve`: the scoring server (`ragjudge_serve`) on an address, until SIGTERM or ctrl-c.
 
 mod args;
+mod trace_args;
 
 pub use args::ServeArgs;
 
@@ -14,6 +15,7 @@ use std::sync::Arc;
 /// Runs `ragjudge serve`.
 pub fn run(args: &ServeArgs) -> Result<()> {
     let limits = args.limits()?;
+    let traces = args.traces.settings()?;
     let settings = MetricSettings {
         lexical: LexicalSettings { rouge_stemmer: args.rouge_stemmer, ..LexicalSettings::default() },
         ciu: CiuSettings::default(),
@@ -52,7 +54,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     };
     #[cfg(feature = "jemalloc")]
     ragjudge_serve::set_heap_probe(jemalloc_allocated);
-    let app = App::new(scorer, judge, limits)?;
+    let app = App::with_traces(scorer, judge, limits, traces)?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     runtime.block_on(async {
@@ -61,12 +63,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr()?;
         println!("ragjudge serve listening on http://{addr}");
-        ragjudge_serve::serve(listener, app, ragjudge_serve::shutdown_signal()).await?;
+        ragjudge_serve::serve(listener, app.clone(), ragjudge_serve::shutdown_signal()).await?;
         eprintln!("ragjudge serve: shut down");
         anyhow::Ok(())
     })?;
     // A job still running past the shutdown grace is abandoned, not waited for.
     runtime.shutdown_background();
+    // Traces received are scored and written before the process exits.
+    app.finish_traces();
     Ok(())
 }
 
