@@ -9,6 +9,7 @@ the export latency percentiles.
 import argparse
 import json
 import os
+import random
 import threading
 import time
 import urllib.request
@@ -26,9 +27,10 @@ def kv(k, v):
     return KeyValue(key=k, value=AnyValue(double_value=v))
 
 
-def export(n_traces, t0):
+def export(n_traces, t0, rng):
     spans = []
-    for i in range(n_traces):
+    for _ in range(n_traces):
+        i = rng.randrange(1000)
         tid = os.urandom(16)
         root, ret, llm = os.urandom(8), os.urandom(8), os.urandom(8)
         q = f"What does policy {i} say about refunds?"
@@ -58,7 +60,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     a = p.parse_args()
     t0 = time.time_ns()
-    bodies = [export(a.traces, t0) for _ in range(a.exports)]
+    rng = random.Random()
+    bodies = [export(a.traces, t0, rng) for _ in range(a.exports)]
     latencies = []
     lock = threading.Lock()
     todo = list(range(a.exports))

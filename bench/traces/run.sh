@@ -64,10 +64,34 @@ off = json.load(open(f"{sys.argv[1]}/lat-off.json")); on = json.load(open(f"{sys
 for q in (0.5, 0.99):
     print(f"p{int(q*100)}: off {pct(off, q):.3f} ms, on {pct(on, q):.3f} ms, on/off {pct(on, q) / pct(off, q):.4f}")
 PY
+echo "== the same exporting to a receiver that discards everything (the SDK's own cost)"
+python3 bench/traces/null_receiver.py 4319 & null=$!
+sleep 1
+python3 "$toy" --endpoint "http://127.0.0.1:4319/v1/traces" --questions 2000 --work-ms 5 --export otlp --latencies "$out/lat-null.json"
+kill "$null"
+python3 - "$out" <<'PY' | tee -a "$out/latency.txt"
+import json, sys
+def pct(xs, q):
+    xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
+off = json.load(open(f"{sys.argv[1]}/lat-off.json")); null = json.load(open(f"{sys.argv[1]}/lat-null.json"))
+for q in (0.5, 0.99):
+    print(f"null receiver, p{int(q*100)}: off {pct(off, q):.3f} ms, on {pct(null, q):.3f} ms, on/off {pct(null, q) / pct(off, q):.4f}")
+PY
+echo "== the same with 100 ms of simulated work (a fast RAG call), 400 questions"
+python3 "$toy" --questions 400 --work-ms 100 --export none --latencies "$out/lat-off-100.json"
+python3 "$toy" --endpoint "$url/v1/traces" --questions 400 --work-ms 100 --export otlp --latencies "$out/lat-on-100.json"
+python3 - "$out" <<'PY' | tee -a "$out/latency.txt"
+import json, sys
+def pct(xs, q):
+    xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
+off = json.load(open(f"{sys.argv[1]}/lat-off-100.json")); on = json.load(open(f"{sys.argv[1]}/lat-on-100.json"))
+for q in (0.5, 0.99):
+    print(f"100 ms work, p{int(q*100)}: off {pct(off, q):.3f} ms, on {pct(on, q):.3f} ms, on/off {pct(on, q) / pct(off, q):.4f}")
+PY
 echo "dropped: $(metric ragjudge_trace_spans_dropped_total)"
 stop
 
-echo "== alert delay: 300 answers, grounded until the 200th (baseline 100, window 50, k 0.5, h 5)"
+echo "== alert delay: 300 answers, grounded until the 200th (baseline 100, window 50, k 0.5, h 10)"
 rm -rf "$out/drift"
 start "$out/server-drift.log" --trace-settle 0.2 --drift-columns ciu --trace-output "$out/drift"
 python3 "$toy" --endpoint "$url/v1/traces" --questions 300 --drop-after 200
@@ -94,6 +118,7 @@ if [ -n "$soak" ]; then
         echo "$(date +%s) $(awk '/VmRSS/ {print $2}' /proc/$pid/status) $(metric ragjudge_trace_records_scored_total) $(metric ragjudge_trace_spans_dropped_total)" >> "$out/soak-rss.txt"
         sleep 10
     done
+    rm -rf "$out/soak"
     python3 - "$out" <<'PY' | tee "$out/soak.txt"
 import sys
 rows = [l.split() for l in open(f"{sys.argv[1]}/soak-rss.txt") if len(l.split()) == 4]

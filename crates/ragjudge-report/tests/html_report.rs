@@ -164,3 +164,21 @@ fn the_win_matrix_counts_question_labels_from_both_sides() {
     assert_eq!(cells[1][0].as_ref().unwrap().text, "0.25\n0-1-2");
     assert!(cells[0][0].is_none());
 }
+
+#[test]
+fn the_drill_down_shows_earlier_turns_and_an_agents_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("agent.jsonl");
+    let rec = json!({"id": "a1", "system": "planner", "query": "Pro plan per year?", "answer": "120 EUR [1].",
+        "history": [{"role": "user", "text": "Hi <there>"}, {"role": "assistant", "text": "Hello."}],
+        "steps": [
+            {"kind": "retrieval", "name": "search", "input": "Pro plan", "contexts": [{"id": "p1", "text": "10 EUR a month."}], "latency_ms": 40.4},
+            {"kind": "tool", "name": "calculator", "input": "10*12", "error": "timeout after 5 s"}]});
+    std::fs::write(&p, format!("{rec}\n")).unwrap();
+    let r = render(&read_inputs(&[p]), &ReportOptions::default());
+    assert!(r.html.contains("<summary>2 earlier turns</summary>"), "{}", r.html);
+    assert!(r.html.contains("<li><strong>user:</strong> Hi &lt;there&gt;</li>"));
+    assert!(r.html.contains("<summary>2 steps</summary>"));
+    assert!(r.html.contains("<td>retrieval</td><td>search</td><td>Pro plan</td>"), "{}", r.html);
+    assert!(r.html.contains("failed: timeout after 5 s"));
+}

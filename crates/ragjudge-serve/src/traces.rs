@@ -128,8 +128,33 @@ pub struct TraceIngest {
     capacity: usize,
     counters: Arc<Counters>,
     monitor: Arc<Mutex<Monitor>>,
-    alerts: Arc<Mutex<Vec<Alert>>>,
+    alerts: Arc<Mutex<Alerts>>,
     worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Alerts kept in memory: counts by kind, group and column, and the latest [`KEPT_ALERTS`]
+/// (all of them are in `alerts.jsonl` and on stderr), so that a long run's memory stays flat.
+#[derive(Debug, Default)]
+struct Alerts {
+    counts: std::collections::BTreeMap<String, u64>,
+    latest: std::collections::VecDeque<Alert>,
+}
+
+/// Alerts kept in memory.
+const KEPT_ALERTS: usize = 100;
+
+impl Alerts {
+    fn push(&mut self, alert: Alert) {
+        let kind = match alert.kind {
+            ragjudge_traces::monitor::AlertKind::Shift => "shift",
+            ragjudge_traces::monitor::AlertKind::Floor => "floor",
+        };
+        *self.counts.entry(format!("kind=\"{kind}\",{}", labels(&alert.group, &alert.column))).or_default() += 1;
+        if self.latest.len() == KEPT_ALERTS {
+            self.latest.pop_front();
+        }
+        self.latest.push_back(alert);
+    }
 }
 
 impl TraceIngest {
@@ -141,7 +166,7 @@ impl TraceIngest {
         let queued = Arc::new(AtomicUsize::new(0));
         let counters = Arc::new(Counters::default());
         let monitor = Arc::new(Mutex::new(Monitor::new(settings.drift.clone())));
-        let alerts = Arc::new(Mutex::new(Vec::new()));
+        let alerts = Arc::new(Mutex::new(Alerts::default()));
         let mut worker = Worker {
             scorer,
             assembler: Assembler::new(settings.settle, settings.max_wait, settings.max_traces),
@@ -226,9 +251,9 @@ impl TraceIngest {
         }
     }
 
-    /// Alerts raised so far.
+    /// The latest alerts (at most 100; every alert is in `alerts.jsonl` and on stderr).
     pub fn alerts(&self) -> Vec<Alert> {
-        self.alerts.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.alerts.lock().unwrap_or_else(|p| p.into_inner()).latest.iter().cloned().collect()
     }
 
     /// The pipeline's counters and the monitor's windows in the Prometheus text format.
@@ -287,12 +312,7 @@ impl TraceIngest {
             }
         }
         family(out, "ragjudge_drift_alerts_total", "counter", "Drift alerts raised, by kind, group and column.");
-        let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
-        for a in self.alerts.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            let kind =
-                serde_json::to_value(a.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            *counts.entry(format!("kind=\"{kind}\",{}", labels(&a.group, &a.column))).or_default() += 1;
-        }
+        let counts = self.alerts.lock().unwrap_or_else(|p| p.into_inner()).counts.clone();
         for (l, n) in counts {
             let _ = writeln!(out, "ragjudge_drift_alerts_total{{{l}}} {n}");
         }
@@ -342,7 +362,7 @@ struct Worker {
     queued: Arc<AtomicUsize>,
     counters: Arc<Counters>,
     monitor: Arc<Mutex<Monitor>>,
-    alerts: Arc<Mutex<Vec<Alert>>>,
+    alerts: Arc<Mutex<Alerts>>,
     writer: Option<Rotating>,
     settings: TraceSettings,
 }

@@ -86,6 +86,7 @@ details { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; 
 details > summary { cursor: pointer; font-weight: 600; }
 .answers { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 8px; margin: 8px 0; }
 .answer { background: var(--soft); border-radius: 6px; padding: 8px; font-size: .92em; overflow-wrap: anywhere; }
+.answer th, .answer td { overflow-wrap: break-word; }
 .answer h4 { margin: 0 0 4px; font-size: .95em; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85em; background: var(--soft); padding: 6px; border-radius: 4px; margin: 4px 0; }
 code { font-size: .9em; }

@@ -595,7 +595,9 @@ fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) ->
         for sys in &systems {
             let _ = write!(s, "<div class=\"answer\"><h4>{}</h4>", esc(sys));
             if let Some(r) = ctx.records.get(&(id.to_string(), sys.clone())) {
+                s.push_str(&earlier_turns(r));
                 let _ = write!(s, "<p>{}</p>", esc(&r.answer));
+                s.push_str(&trajectory(r));
             }
             for (_, sc) in score_inputs {
                 let Some(i) = sc.file.rows.iter().position(|r| r.id == id && &r.system == sys) else { continue };
@@ -676,6 +678,51 @@ fn question(ctx: &Ctx<'_>, id: &str, score_inputs: &[(&Loaded, &ScoreInput)]) ->
     s.push_str(&claim_checks(ctx, id));
     s.push_str("</details>");
     (s, hidden)
+}
+
+/// The conversation before a turn (a record's `history`), folded.
+fn earlier_turns(r: &Record) -> String {
+    if r.history.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("<details><summary>{} earlier turns</summary><ol class=\"turns\">", r.history.len());
+    for t in &r.history {
+        let _ = write!(s, "<li><strong>{}:</strong> {}</li>", esc(&t.role), esc(&truncate(&t.text, 400)));
+    }
+    s.push_str("</ol></details>");
+    s
+}
+
+/// An agent's steps (a record's `steps`): one row per retrieval, tool or model call, in order.
+fn trajectory(r: &Record) -> String {
+    if r.steps.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new(&[
+        ("#", true),
+        ("step", false),
+        ("name", false),
+        ("input", false),
+        ("output", false),
+        ("passages", true),
+        ("ms", true),
+    ]);
+    for (i, st) in r.steps.iter().enumerate() {
+        let output = match &st.error {
+            Some(e) => format!("<span class=\"bad\">failed: {}</span>", esc(&truncate(e, 120))),
+            None => esc(&truncate(st.output.as_deref().unwrap_or_default(), 120)),
+        };
+        t.row(vec![
+            (i + 1).to_string(),
+            esc(&st.kind),
+            esc(&st.name),
+            esc(&truncate(st.input.as_deref().unwrap_or_default(), 120)),
+            output,
+            if st.contexts.is_empty() { String::new() } else { st.contexts.len().to_string() },
+            st.latency_ms.map(|m| format!("{m:.0}")).unwrap_or_default(),
+        ]);
+    }
+    format!("<details><summary>{} steps</summary>{}</details>", r.steps.len(), t.html())
 }
 
 /// The claim checks of each answer to question `id` (runs judged with `--protocol claims` or
