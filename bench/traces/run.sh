@@ -5,12 +5,15 @@
 #
 #   bash bench/traces/run.sh              # throughput, latency, alert delay (~3 min)
 #   bash bench/traces/run.sh --soak 600   # ... then 600 s of continuous traffic, RSS every 10 s
+#   bash bench/traces/run.sh --soak-only 600
 #
 # Needs the Python OpenTelemetry SDK (scripts/setup.sh installs it). Results in bench/out/traces.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 soak=""
+only_soak=false
 if [ "${1:-}" = "--soak" ]; then soak="${2:-600}"; fi
+if [ "${1:-}" = "--soak-only" ]; then soak="${2:-600}"; only_soak=true; fi
 out=bench/out/traces
 mkdir -p "$out"
 target="${CARGO_TARGET_DIR:-target}"
@@ -44,6 +47,7 @@ wait_scored() { # wait_scored N: until N records are scored; prints the seconds 
     python3 -c "import time; print(round(time.time() - $t0, 2))"
 }
 
+if ! $only_soak; then
 echo "== ingestion: 400 exports of 50 traces (60,000 spans) from 2 threads, lexical-free CIU scoring"
 start "$out/server-blast.log" --trace-settle 0.5 --trace-output "$out/blast"
 python3 bench/traces/blast.py --endpoint "$url/v1/traces" --exports 400 --traces 50 --threads 2 | tee "$out/blast.json"
@@ -56,38 +60,17 @@ echo "== application latency, 2000 questions with 5 ms of simulated work: export
 start "$out/server-latency.log" --trace-settle 0.5
 python3 "$toy" --questions 2000 --work-ms 5 --export none --latencies "$out/lat-off.json"
 python3 "$toy" --endpoint "$url/v1/traces" --questions 2000 --work-ms 5 --export otlp --latencies "$out/lat-on.json"
-python3 - "$out" <<'PY' | tee "$out/latency.txt"
-import json, sys
-def pct(xs, q):
-    xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
-off = json.load(open(f"{sys.argv[1]}/lat-off.json")); on = json.load(open(f"{sys.argv[1]}/lat-on.json"))
-for q in (0.5, 0.99):
-    print(f"p{int(q*100)}: off {pct(off, q):.3f} ms, on {pct(on, q):.3f} ms, on/off {pct(on, q) / pct(off, q):.4f}")
-PY
+python3 bench/traces/latency.py "5 ms work, ragjudge" "$out/lat-off.json" "$out/lat-on.json" | tee "$out/latency.txt"
 echo "== the same exporting to a receiver that discards everything (the SDK's own cost)"
 python3 bench/traces/null_receiver.py 4319 & null=$!
 sleep 1
 python3 "$toy" --endpoint "http://127.0.0.1:4319/v1/traces" --questions 2000 --work-ms 5 --export otlp --latencies "$out/lat-null.json"
 kill "$null"
-python3 - "$out" <<'PY' | tee -a "$out/latency.txt"
-import json, sys
-def pct(xs, q):
-    xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
-off = json.load(open(f"{sys.argv[1]}/lat-off.json")); null = json.load(open(f"{sys.argv[1]}/lat-null.json"))
-for q in (0.5, 0.99):
-    print(f"null receiver, p{int(q*100)}: off {pct(off, q):.3f} ms, on {pct(null, q):.3f} ms, on/off {pct(null, q) / pct(off, q):.4f}")
-PY
+python3 bench/traces/latency.py "5 ms work, null receiver" "$out/lat-off.json" "$out/lat-null.json" | tee -a "$out/latency.txt"
 echo "== the same with 100 ms of simulated work (a fast RAG call), 400 questions"
 python3 "$toy" --questions 400 --work-ms 100 --export none --latencies "$out/lat-off-100.json"
 python3 "$toy" --endpoint "$url/v1/traces" --questions 400 --work-ms 100 --export otlp --latencies "$out/lat-on-100.json"
-python3 - "$out" <<'PY' | tee -a "$out/latency.txt"
-import json, sys
-def pct(xs, q):
-    xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
-off = json.load(open(f"{sys.argv[1]}/lat-off-100.json")); on = json.load(open(f"{sys.argv[1]}/lat-on-100.json"))
-for q in (0.5, 0.99):
-    print(f"100 ms work, p{int(q*100)}: off {pct(off, q):.3f} ms, on {pct(on, q):.3f} ms, on/off {pct(on, q) / pct(off, q):.4f}")
-PY
+python3 bench/traces/latency.py "100 ms work, ragjudge" "$out/lat-off-100.json" "$out/lat-on-100.json" | tee -a "$out/latency.txt"
 echo "dropped: $(metric ragjudge_trace_spans_dropped_total)"
 stop
 
@@ -104,6 +87,7 @@ first = alerts[0]
 print(f"alerts: {len(alerts)}; first at answer {first['scores']} ({first['kind']}): delay {first['scores'] - 200} answers after the fall; "
       f"baseline mean {first['baseline_mean']:.3f}, window mean {first['window_mean']:.3f}")
 PY
+fi
 
 if [ -n "$soak" ]; then
     echo "== soak: $soak s of continuous exports, server RSS every 10 s"
