@@ -4,7 +4,7 @@
 //! - **shift** against the group's own baseline (its first `baseline` scores): Page's one-sided
 //!   CUSUM for a fall of the mean (Page 1954, "Continuous inspection schemes"; Montgomery,
 //!   *Introduction to Statistical Quality Control*, §9.1): with the baseline's mean μ₀ and
-//!   standard deviation σ₀, `S = max(0, S + (μ₀ − x)/σ₀ − k)` after each score x, an alert when
+//!   standard deviation σ₀, `S = max(0, S + min((μ₀ − x)/σ₀, c) − k)` after each score x, an alert when
 //!   `S > h`, then `S` starts again from 0 and the next `window` scores raise no second shift
 //!   alert (one alert per episode, not one per score while the fall lasts). The defaults `k = 0.5`,
 //!   `h = 10` are set for traffic, where scores are many: by Siegmund's approximation of the
@@ -14,6 +14,11 @@
 //!   (ARL₁; 10 with `h = 5`).
 //! - **floor**: the window's mean falls below a fixed value (`--alert-below COLUMN=VALUE`);
 //!   edge-triggered, re-armed when the mean is back above.
+//!
+//! Each score's deviation is capped at `c` = [`MAX_DEVIATION`] = 3 baseline deviations (a
+//! winsorised CUSUM, in the spirit of Lucas & Crosier 1982, "Robust CUSUM"): one outlying answer
+//! among thousands cannot raise an alert alone (with `h = 10`, at least four in a row are needed),
+//! while a sustained fall accumulates as before.
 //!
 //! σ₀ is floored at 1% of |μ₀| ([`RELATIVE_SIGMA`]) and at [`MIN_SIGMA`], so that a baseline
 //! that barely varies (a deterministic pipeline, near-identical traffic) does not turn a change in
@@ -27,6 +32,9 @@ pub const MIN_SIGMA: f64 = 1e-3;
 
 /// Smallest baseline standard deviation used by the CUSUM, as a share of the baseline's |mean|.
 pub const RELATIVE_SIGMA: f64 = 0.01;
+
+/// Largest deviation of one score the CUSUM adds, in baseline standard deviations.
+pub const MAX_DEVIATION: f64 = 3.0;
 
 /// What to watch and when to alert.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,7 +205,7 @@ impl Monitor {
             }
             Some((mu, sd)) => {
                 let sd = sd.max(RELATIVE_SIGMA * mu.abs()).max(MIN_SIGMA);
-                c.cusum = (c.cusum + (mu - x) / sd - s.k).max(0.0);
+                c.cusum = (c.cusum + ((mu - x) / sd).min(MAX_DEVIATION) - s.k).max(0.0);
                 if c.cooldown > 0 {
                     c.cooldown -= 1;
                 } else if c.cusum > s.h {
@@ -355,8 +363,28 @@ mod tests {
         for _ in 0..1000 {
             assert!(m.observe(&key(), "ciu", 2.3945).is_empty());
         }
-        // 2.0: (0.4/0.024 - 0.5) = 16.2 > 10 at once.
-        assert_eq!(m.observe(&key(), "ciu", 2.0).len(), 1);
+        // 2.0: z = 0.4/0.024 = 16.7, capped at 3: S = 2.5, 5, 7.5, 10, 12.5: the fifth in a row alerts.
+        for _ in 0..4 {
+            assert!(m.observe(&key(), "ciu", 2.0).is_empty());
+        }
+        let a = m.observe(&key(), "ciu", 2.0);
+        assert_eq!(a.len(), 1);
+        assert!((a[0].statistic - 12.5).abs() < 1e-12, "{}", a[0].statistic);
+    }
+
+    #[test]
+    fn one_outlier_cannot_alert_alone() {
+        let mut m = Monitor::new(DriftSettings { window: 5, baseline: 4, h: 10.0, ..Default::default() });
+        for x in [1.0, 0.9, 1.1, 1.0] {
+            m.observe(&key(), "g", x);
+        }
+        // An answer scoring 100 deviations low adds at most 3 - k = 2.5; normal scores wear it off.
+        for _ in 0..50 {
+            assert!(m.observe(&key(), "g", -7.0).is_empty());
+            for _ in 0..5 {
+                assert!(m.observe(&key(), "g", 1.0).is_empty());
+            }
+        }
     }
 
     #[test]
