@@ -80,7 +80,8 @@ impl TraceSettings {
         if !(self.sample > 0.0 && self.sample <= 1.0) {
             return Err(format!("--trace-sample must be in (0, 1], got {}", self.sample));
         }
-        for (flag, n) in [("--trace-queue", self.queue), ("--trace-batch", self.batch), ("--trace-rotate", self.rotate)]
+        for (flag, n) in
+            [("--trace-queue", self.queue), ("the scoring batch", self.batch), ("--trace-rotate", self.rotate)]
         {
             if n == 0 {
                 return Err(format!("{flag} must be at least 1"));
