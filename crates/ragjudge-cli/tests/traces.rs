@@ -188,3 +188,15 @@ fn serve_scores_traces_from_an_instrumented_client_and_alerts_on_a_planted_fall(
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     drop(server);
 }
+
+#[test]
+fn trace_options_are_checked_before_the_server_starts() {
+    let o = ragjudge(&["serve", "--metrics", "ciu", "--addr", "127.0.0.1:0", "--trace-output", "x"]);
+    assert_one_line_error(&o, "--trace-output, --alert-below and --alert-webhook need --traces");
+    let o = ragjudge(&["serve", "--metrics", "ciu", "--addr", "127.0.0.1:0", "--traces", "--trace-sample", "0"]);
+    assert_one_line_error(&o, "--trace-sample must be in (0, 1], got 0");
+    let o = ragjudge(&["serve", "--metrics", "ciu", "--addr", "127.0.0.1:0", "--traces", "--alert-below", "ciu"]);
+    assert_one_line_error(&o, "--alert-below \"ciu\": expected COLUMN=VALUE");
+    let o = ragjudge(&["serve", "--metrics", "ciu", "--addr", "127.0.0.1:0", "--traces", "--drift-baseline", "1"]);
+    assert_one_line_error(&o, "--drift-baseline must be at least 2");
+}
