@@ -420,7 +420,14 @@ impl Worker {
 
     fn score(&mut self, records: Vec<Record>) {
         let n = records.len() as u64;
-        let response = match self.scorer.score(records.clone(), false) {
+        // What is needed of the records after scoring, taken before they move into the scorer
+        // (no copy of the batch): each one's group, and its JSON line when records are written.
+        let groups: Vec<GroupKey> = records.iter().map(group_of).collect();
+        let lines: Vec<Vec<u8>> = match self.writer {
+            Some(_) => records.iter().map(|r| serde_json::to_vec(r).unwrap_or_default()).collect(),
+            None => Vec::new(),
+        };
+        let response = match self.scorer.score(records, false) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("traces: scoring {n} records failed: {e}");
@@ -433,17 +440,16 @@ impl Worker {
         let mut raised = Vec::new();
         {
             let mut monitor = self.monitor.lock().unwrap_or_else(|p| p.into_inner());
-            for (row, record) in response.rows.iter().zip(&records) {
-                let group = group_of(record);
+            for (row, group) in response.rows.iter().zip(&groups) {
                 for column in &response.columns {
                     if let Some(x) = row.get(column).and_then(Value::as_f64) {
-                        raised.extend(monitor.observe(&group, column, x));
+                        raised.extend(monitor.observe(group, column, x));
                     }
                 }
             }
         }
         if let Some(w) = &mut self.writer {
-            if let Err(e) = w.append(&response.rows, &records, &raised) {
+            if let Err(e) = w.append(&response.rows, &lines, &raised) {
                 eprintln!("traces: {e}");
             }
         }
@@ -498,13 +504,13 @@ impl Rotating {
     fn append(
         &mut self,
         rows: &[serde_json::Map<String, Value>],
-        records: &[Record],
+        record_lines: &[Vec<u8>],
         alerts: &[Alert],
     ) -> Result<(), String> {
         let open = |name: String| {
             OpenOptions::new().create(true).append(true).open(&name).map_err(|e| format!("{name}: cannot open: {e}"))
         };
-        for (row, record) in rows.iter().zip(records) {
+        for (row, record) in rows.iter().zip(record_lines) {
             if self.files.is_none() {
                 self.index += 1;
                 self.in_file = 0;
@@ -515,9 +521,7 @@ impl Rotating {
             let mut line = serde_json::to_vec(row).map_err(|e| e.to_string())?;
             line.push(b'\n');
             scores.write_all(&line).map_err(|e| format!("scores: {e}"))?;
-            let mut line = serde_json::to_vec(record).map_err(|e| e.to_string())?;
-            line.push(b'\n');
-            recs.write_all(&line).map_err(|e| format!("records: {e}"))?;
+            recs.write_all(record).and_then(|_| recs.write_all(b"\n")).map_err(|e| format!("records: {e}"))?;
             self.in_file += 1;
             if self.in_file >= self.rotate {
                 close_pair(self.files.take())?;

@@ -11,8 +11,6 @@ use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use prost::Message as _;
 use serde_json::{Map, Value};
 
-pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest as Request;
-
 /// One span as the wire gives it, attributes turned into JSON values.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RawSpan {
