@@ -93,6 +93,26 @@ impl Record {
             None => self.contexts.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n\n"),
         }
     }
+
+    /// The conversation this record is a turn of: `meta.session_id` (what trace import writes),
+    /// else `meta.conversation_id`; a number is taken as its decimal text. `None` for a record
+    /// that is not part of a conversation.
+    pub fn conversation(&self) -> Option<String> {
+        ["session_id", "conversation_id"].iter().find_map(|k| match self.meta.get(*k)? {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+    }
+
+    /// The record's turn in its conversation: `meta.turn` when it is a positive integer, else the
+    /// number of user turns in `history` plus one.
+    pub fn turn(&self) -> u64 {
+        match self.meta.get("turn").and_then(Value::as_u64) {
+            Some(t) if t > 0 => t,
+            _ => self.history.iter().filter(|t| t.role == "user").count() as u64 + 1,
+        }
+    }
 }
 
 /// Ids of the passages a question is known to be answered by: the top-level `relevant` list
@@ -133,5 +153,17 @@ mod tests {
         let u = meta(json!({"source_ids": ["d1:1"], "query_type": "unanswerable"}));
         assert!(known_relevant(None, &u).is_empty());
         assert_eq!(known_relevant(Some(&json!(["x"])), &u), ["x"]);
+    }
+
+    #[test]
+    fn conversation_and_turn_come_from_meta_else_from_history() {
+        let mut r = Record { meta: meta(json!({"session_id": "s1", "turn": 3})), ..Record::default() };
+        assert_eq!((r.conversation().as_deref(), r.turn()), (Some("s1"), 3));
+        r.meta = meta(json!({"conversation_id": 42, "turn": 0}));
+        r.history =
+            vec![Turn { role: "user".into(), text: "a".into() }, Turn { role: "assistant".into(), text: "b".into() }];
+        assert_eq!((r.conversation().as_deref(), r.turn()), (Some("42"), 2));
+        r.meta = meta(json!({"session_id": ""}));
+        assert_eq!(r.conversation(), None);
     }
 }
