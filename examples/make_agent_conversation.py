@@ -2,7 +2,8 @@
 records of an agent (two systems answering four pricing questions with search, calculator and
 currency tools; each question with its expected tools and relevant passages) and of
 conversations (two systems, two conversations of three turns; the `forgetful` system loses
-track of what the conversation is about after the first turn).
+track of what the conversation is about after the first turn, and its last shipping answer
+contradicts its first).
 
     python3 examples/make_agent_conversation.py
 """
@@ -124,7 +125,7 @@ ANS = {
                         "Please tell me which device you dropped."],
                   "s": ["We deliver to all member states of the European Union [1].",
                         "Delivery times depend on the country you ship to.",
-                        "Shipping costs depend on your order."]},
+                        "Shipping is free, but we only deliver within Germany."]},
 }
 
 

@@ -24,6 +24,7 @@
 // Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod conversations;
 pub mod error;
 pub mod evaluator;
 pub mod families;

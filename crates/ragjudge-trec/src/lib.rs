@@ -8,6 +8,7 @@
 
 pub mod answer;
 pub mod citations;
+pub mod conversation;
 pub mod diagnostics;
 pub mod error;
 pub mod judging;

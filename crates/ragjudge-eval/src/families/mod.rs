@@ -22,6 +22,7 @@ families! {
     ragchecker::RagChecker,
     semantic::Semantic,
     agent::Agent,
+    conversation::Conversation,
     fused::Fused,
 }
 
@@ -103,6 +104,12 @@ pub struct StageContext<'a> {
     pub output: Option<&'a Path>,
     /// The run's models.
     pub models: &'a Arc<ModelSet>,
+    /// Bootstrap replicates of the run's intervals.
+    pub bootstrap: usize,
+    /// Seed of the bootstrap.
+    pub seed: u64,
+    /// Confidence level of the intervals.
+    pub level: f64,
 }
 
 /// Moves the arguments of `--metrics` entries (`fused:FILE`) into `settings` and returns the

@@ -2,11 +2,15 @@
 //! and finished once at the end, in order (a later stage sees the reports of earlier ones).
 
 mod consistency;
+mod conversations;
 mod fused_shift;
 mod open_rag_csv;
 
 pub use consistency::{
     consistency, render_consistency, write_consistency_csv, ConsistencyOutcome, ConsistencySettings, CONSISTENCY,
+};
+pub use conversations::{
+    conversations, render_conversations, write_conversations_csv, ConversationOutcome, CONVERSATIONS,
 };
 pub(crate) use fused_shift::{fused_shift, Watched};
 pub use fused_shift::{ModelShift, FUSED_SHIFT};
@@ -37,6 +41,8 @@ pub enum StageReport {
     OpenRagCsv(PathBuf),
     /// The shift check of each `fused:MODEL`.
     FusedShift(Vec<ModelShift>),
+    /// Conversation-level summaries.
+    Conversations(ConversationOutcome),
 }
 
 impl StageReport {
@@ -44,7 +50,15 @@ impl StageReport {
     pub fn consistency(&self) -> Option<&ConsistencyOutcome> {
         match self {
             StageReport::Consistency(c) => Some(c),
-            StageReport::OpenRagCsv(_) | StageReport::FusedShift(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The conversation summaries, if this is them.
+    pub fn conversations(&self) -> Option<&ConversationOutcome> {
+        match self {
+            StageReport::Conversations(c) => Some(c),
+            _ => None,
         }
     }
 
@@ -52,7 +66,7 @@ impl StageReport {
     pub fn fused_shift(&self) -> Option<&[ModelShift]> {
         match self {
             StageReport::FusedShift(s) => Some(s),
-            StageReport::Consistency(_) | StageReport::OpenRagCsv(_) => None,
+            _ => None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The self-contained HTML report: one file, inline SVG and CSS, no external resources, readable
 //! without JavaScript. Sections appear for the inputs present, summary first.
 
+mod conversations;
 mod figures;
 mod page;
 mod sections;
@@ -94,6 +95,7 @@ pub fn render(inputs: &Inputs, opts: &ReportOptions) -> Rendered {
         ("summary", "Summary", sections::summary(&mut ctx)),
         ("leaderboard", "Leaderboard", sections::leaderboard(&mut ctx)),
         ("metrics", "Metrics", sections::metrics(&mut ctx)),
+        ("conversations", "Conversations", conversations::conversations(&mut ctx)),
         ("questions", "Questions", sections::questions(&mut ctx)),
         ("test-set", "Test set", test_set::test_set(&mut ctx)),
         ("trust", "Trust", trust::trust(&mut ctx)),

@@ -67,15 +67,20 @@ impl<'a> Ctx<'a> {
         self.dice().map(|(_, d)| d).find(|d| d.kind == DiceKind::Tournament && !d.standings.is_empty())
     }
 
-    fn score_inputs(&self) -> impl Iterator<Item = (&'a Loaded, &'a ScoreInput)> {
+    pub(super) fn score_inputs(&self) -> impl Iterator<Item = (&'a Loaded, &'a ScoreInput)> {
         self.inputs.loaded.iter().filter_map(|l| match &l.input {
             Input::Scores(s) => Some((l, s)),
             _ => None,
         })
     }
 
+    /// The record of question `id` answered by `system`, when the report has the records.
+    pub(super) fn record(&self, id: &str, system: &str) -> Option<&'a Record> {
+        self.records.get(&(id.to_string(), system.to_string())).copied()
+    }
+
     /// The headline metric and the summary it is in.
-    fn headline(&self) -> Option<(String, &SummaryReport)> {
+    pub(super) fn headline(&self) -> Option<(String, &SummaryReport)> {
         let has = |s: &SummaryReport, m: &str| {
             s.systems.iter().any(|sys| sys.metrics.iter().any(|c| c.metric == m && c.mean.is_some()))
         };

@@ -93,26 +93,55 @@ impl EntailmentModel {
             return Vec::new();
         }
         match self {
-            EntailmentModel::CrossEncoder(m) => cross_encoder_probs(m.as_ref(), pairs),
-            EntailmentModel::Judge(j) => {
-                let labels: Vec<String> = ENTAILMENT_LABELS.iter().map(|s| s.to_string()).collect();
-                let requests: Vec<(Prompt, Vec<String>)> =
-                    (0..pairs.len()).map(|i| (prompt(i), labels.clone())).collect();
-                j.label_probs_many(&requests)
-                    .into_iter()
-                    .map(|r| match r {
-                        Ok(lp) => lp
-                            .probs
-                            .first()
-                            .copied()
-                            .filter(|p| p.is_finite())
-                            .ok_or_else(|| TrecError::Output("judge returned no probability for `Yes`".into())),
-                        Err(e) => Err(TrecError::Model(ragjudge_models::Reason::caused("entailment judge failed", e))),
-                    })
-                    .collect()
-            }
+            EntailmentModel::CrossEncoder(m) => cross_encoder_probs(m.as_ref(), pairs, entailment_index),
+            EntailmentModel::Judge(j) => judge_yes(j.as_ref(), pairs.len(), prompt),
         }
     }
+
+    /// P(the hypothesis contradicts the premise) for each pair: a cross-encoder's softmax
+    /// probability of its label containing `contradict` (a one-output model cannot tell a
+    /// contradiction from new information and is refused), or a judge's `P(Yes)` on `prompt(i)`,
+    /// which must ask whether the two contradict each other.
+    pub fn contradiction_probs_with(
+        &self,
+        pairs: &[(&str, &str)],
+        prompt: impl Fn(usize) -> Prompt,
+    ) -> Vec<Result<f64, TrecError>> {
+        if pairs.is_empty() {
+            return Vec::new();
+        }
+        match self {
+            EntailmentModel::CrossEncoder(m) => cross_encoder_probs(m.as_ref(), pairs, contradiction_index),
+            EntailmentModel::Judge(j) => judge_yes(j.as_ref(), pairs.len(), prompt),
+        }
+    }
+}
+
+/// The judge's `P(Yes)` on `prompt(i)` for `i < n`, in one batched call.
+fn judge_yes(j: &dyn Judge, n: usize, prompt: impl Fn(usize) -> Prompt) -> Vec<Result<f64, TrecError>> {
+    let labels: Vec<String> = ENTAILMENT_LABELS.iter().map(|s| s.to_string()).collect();
+    let requests: Vec<(Prompt, Vec<String>)> = (0..n).map(|i| (prompt(i), labels.clone())).collect();
+    j.label_probs_many(&requests)
+        .into_iter()
+        .map(|r| match r {
+            Ok(lp) => lp
+                .probs
+                .first()
+                .copied()
+                .filter(|p| p.is_finite())
+                .ok_or_else(|| TrecError::Output("judge returned no probability for `Yes`".into())),
+            Err(e) => Err(TrecError::Model(ragjudge_models::Reason::caused("entailment judge failed", e))),
+        })
+        .collect()
+}
+
+/// Index of the contradiction label; a one-output model has none.
+fn contradiction_index(labels: &[String]) -> Result<Option<usize>, TrecError> {
+    labels.iter().position(|l| l.to_lowercase().contains("contradict")).map(Some).ok_or_else(|| {
+        TrecError::Options(format!(
+            "cross-encoder labels {labels:?} have no contradiction label (a three-label NLI model is needed)"
+        ))
+    })
 }
 
 /// Index of the entailment label, or `None` for a one-output model.
@@ -127,9 +156,15 @@ fn entailment_index(labels: &[String]) -> Result<Option<usize>, TrecError> {
         .ok_or_else(|| TrecError::Options(format!("cross-encoder labels {labels:?} have no entailment label")))
 }
 
-fn cross_encoder_probs(m: &dyn CrossEncoder, pairs: &[(&str, &str)]) -> Vec<Result<f64, TrecError>> {
+/// The softmax probability of the label `label_index` picks (sigmoid of a one-output model's logit
+/// when it picks none) for each pair.
+fn cross_encoder_probs(
+    m: &dyn CrossEncoder,
+    pairs: &[(&str, &str)],
+    label_index: fn(&[String]) -> Result<Option<usize>, TrecError>,
+) -> Vec<Result<f64, TrecError>> {
     let fail = |e: TrecError| pairs.iter().map(|_| Err(e.clone())).collect();
-    let index = match entailment_index(&m.labels()) {
+    let index = match label_index(&m.labels()) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
@@ -201,6 +236,8 @@ mod tests {
         assert_eq!(entailment_index(&l(&["contradiction", "ENTAILMENT", "neutral"])), Ok(Some(1)));
         assert_eq!(entailment_index(&l(&["consistent"])), Ok(None));
         assert!(entailment_index(&l(&["a", "b"])).is_err());
+        assert_eq!(contradiction_index(&l(&["CONTRADICTION", "entailment", "neutral"])), Ok(Some(0)));
+        assert!(contradiction_index(&l(&["consistent"])).is_err());
     }
 
     #[test]

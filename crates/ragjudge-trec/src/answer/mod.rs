@@ -21,7 +21,7 @@ pub mod no_answer;
 pub mod ragchecker;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use bertscore::{bert_score, BertScore, Idf};
 pub use consistency::{

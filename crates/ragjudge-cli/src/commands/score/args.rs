@@ -69,7 +69,7 @@ pub struct ScoreArgs {
     #[arg(long = "input", short = 'i', required = true, num_args = 1.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
     /// Metric families, comma separated: lexical, ciu, retrieval, hcat, safety, trec, ragchecker,
-    /// semantic, agent, and fused:FILE (a model from `ragjudge fuse fit`).
+    /// semantic, agent, conversation, and fused:FILE (a model from `ragjudge fuse fit`).
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu,retrieval")]
     pub metrics: Vec<String>,
     /// Per-record output: OUT.csv, OUT.jsonl (keeps each metric's evidence) or OUT.parquet.

@@ -18,7 +18,7 @@ use ragjudge_eval::families::{
 use ragjudge_eval::merge::{manifest_path, stage_manifest, ShardManifest};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::ppi::PpiJob;
-use ragjudge_eval::stages::render_consistency;
+use ragjudge_eval::stages::{render_consistency, render_conversations};
 use ragjudge_eval::{commit_output, create_file_sink, render_table, Evaluator, RowSink};
 use std::sync::Arc;
 
@@ -41,7 +41,8 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     warn_repeated_inputs(&args.inputs);
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads, settings.lexical.lang)));
     let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
-    let evaluator = Evaluator::new(metrics, args.eval_settings())?;
+    let eval_settings = args.eval_settings();
+    let evaluator = Evaluator::new(metrics, eval_settings.clone())?;
     // From here on Ctrl-C stops the run between batches, with a word on what was kept.
     crate::interrupt::stop_between_batches();
     let mut sink = args.output.as_deref().map(create_file_sink).transpose()?;
@@ -50,6 +51,9 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         columns: evaluator.columns(),
         output: args.output.as_deref(),
         models: &models,
+        bootstrap: eval_settings.bootstrap,
+        seed: eval_settings.seed,
+        level: eval_settings.level,
     };
     let stages = build_stages(&names, &ctx)?;
     let progress = Progress::new("records");
@@ -117,6 +121,14 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
                 print!("\n{}", render_consistency(r));
                 if let Some(p) = &c.output {
                     println!("per-query consistency: {}", p.display());
+                }
+            }
+        }
+        if let Some(c) = report.stages.iter().find_map(|s| s.conversations()) {
+            if let Some(r) = &c.report {
+                print!("\n{}", render_conversations(r));
+                if let Some(p) = &c.output {
+                    println!("per-conversation scores: {}", p.display());
                 }
             }
         }

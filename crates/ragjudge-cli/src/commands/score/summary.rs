@@ -1,6 +1,7 @@
 //! What `ragjudge score` prints beside the table: the `--json` summary and `--qrels` coverage.
 
 use super::ScoreArgs;
+use ragjudge_eval::conversations::SystemConversations;
 use ragjudge_eval::ppi::PpiReport;
 use ragjudge_eval::stages::ModelShift;
 use ragjudge_eval::summary::SummaryReport;
@@ -44,6 +45,19 @@ pub(super) struct ScoreJson<'a> {
     ppi: Option<&'a PpiReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fused_shift: Option<&'a [ModelShift]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conversations: Option<ConversationsJson<'a>>,
+}
+
+/// Conversation summaries without their per-conversation rows (those are in their own file).
+#[derive(Serialize)]
+struct ConversationsJson<'a> {
+    systems: &'a [SystemConversations],
+    outside: u64,
+    level: f64,
+    bootstrap: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
 }
 
 /// Consistency across runs without its per-query rows (those are in their own file).
@@ -69,6 +83,15 @@ impl<'a> ScoreJson<'a> {
         });
         let output = args.output.as_ref().map(|p| p.display().to_string());
         let fused_shift = report.stages.iter().find_map(|s| s.fused_shift());
-        ScoreJson { summary: &report.summary, output, consistency, ppi, fused_shift }
+        let conversations = report.stages.iter().find_map(|s| s.conversations()).and_then(|c| {
+            c.report.as_ref().map(|r| ConversationsJson {
+                systems: &r.systems,
+                outside: r.outside,
+                level: r.level,
+                bootstrap: r.bootstrap,
+                output: c.output.as_ref().map(|p| p.display().to_string()),
+            })
+        });
+        ScoreJson { summary: &report.summary, output, consistency, ppi, fused_shift, conversations }
     }
 }

@@ -12,7 +12,8 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Metric families of `POST /v1/score`, as for `score` (lexical, ciu, retrieval, hcat,
-    /// safety, trec, ragchecker, semantic, agent, fused:FILE); other families' options take their defaults.
+    /// safety, trec, ragchecker, semantic, agent, conversation, fused:FILE); other families'
+    /// options take their defaults.
     #[arg(long, value_delimiter = ',', default_value = "lexical,ciu")]
     pub metrics: Vec<String>,
     /// Judge of `POST /v1/judge` (`local:MODEL` or `openai:MODEL`); without it that route answers 501.
