@@ -2,10 +2,13 @@
 //! the per-conversation file, the conversation summary of `--json`, the report's section, and a
 //! second run answered from the cache.
 
+mod common;
+
+use common::{ragjudge, ragjudge_http};
 use ragjudge_testserver::{Behavior, Normal, Script, TestServer};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// System A: conversation c1 of three turns (turn 2 says "one year" after turn 1 said "two"),
 /// conversation c2 of one turn. System B: conversation c1, whose turns 2 and 3 both ask "Which
@@ -44,13 +47,11 @@ fn logprobs(body: &Value) -> Vec<(String, f64)> {
 }
 
 fn run(server: &TestServer, input: &Path, out: &Path, cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-        .args(["score", "-i", input.to_str().unwrap(), "--metrics", "conversation", "--judge", "openai:test-model"])
-        .args(["--cache", cache.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"])
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap()
+    let (input, out, cache) = (input.to_str().unwrap(), out.to_str().unwrap(), cache.to_str().unwrap());
+    ragjudge_http(
+        &server.base_url(),
+        &["score", "-i", input, "--metrics", "conversation", "--cache", cache, "-o", out, "--json"],
+    )
 }
 
 fn close(v: &Value, want: f64) {
@@ -112,10 +113,7 @@ fn conversations_are_scored_per_turn_and_summarised_per_conversation() {
 
     // The report reads the scores with the records and shows the section.
     let html = dir.path().join("r.html");
-    let o = Command::new(env!("CARGO_BIN_EXE_ragjudge"))
-        .args(["report", out.to_str().unwrap(), input.to_str().unwrap(), "--output", html.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = ragjudge(&["report", out.to_str().unwrap(), input.to_str().unwrap(), "--output", html.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<section id=\"conversations\">"), "no conversation section");

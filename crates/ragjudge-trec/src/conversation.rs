@@ -303,35 +303,9 @@ impl Metric for ConversationMetric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::test_support::FakeCrossEncoder;
+    use crate::answer::test_support::{FakeCrossEncoder, YesJudge};
     use ragjudge_core::Turn;
-    use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, ProbSource};
     use std::sync::Arc;
-
-    /// A judge answering `P(Yes) = yes(user message)` to every label question.
-    struct YesJudge(fn(&str) -> f64);
-
-    impl Judge for YesJudge {
-        fn identity(&self) -> String {
-            "yes-judge".into()
-        }
-        fn generate(&self, _prompt: &Prompt, _params: &GenParams) -> Result<Generation, ModelError> {
-            unreachable!("the conversation metric only reads label probabilities")
-        }
-        fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
-            let p = (self.0)(&prompt.messages.last().unwrap().content);
-            Ok(LabelProbs {
-                labels: labels.to_vec(),
-                probs: vec![p, 1.0 - p],
-                logits: vec![p.ln(), (1.0 - p).ln()],
-                label_mass: Some(1.0),
-                source: ProbSource::Logits,
-            })
-        }
-        fn usage(&self) -> ragjudge_models::Usage {
-            ragjudge_models::Usage::default()
-        }
-    }
 
     fn turn(role: &str, text: &str) -> Turn {
         Turn { role: role.into(), text: text.into() }

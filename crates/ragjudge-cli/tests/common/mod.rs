@@ -10,7 +10,6 @@ pub fn ragjudge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ragjudge")).args(args).output().expect("run ragjudge")
 }
 
-/// The repository's root (for the bundled examples).
 /// Runs the binary with `args` judged by `openai:test-model` at `base_url`.
 pub fn ragjudge_http(base_url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ragjudge"))
@@ -22,6 +21,7 @@ pub fn ragjudge_http(base_url: &str, args: &[&str]) -> Output {
         .expect("run ragjudge")
 }
 
+/// The repository's root (for the bundled examples).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }

@@ -132,13 +132,37 @@ impl Judge for FakeJudge {
         } else {
             (self.entail)(field(&user, "Premise:\n"), field(&user, "Claim:\n"))
         };
-        Ok(LabelProbs {
-            labels: labels.to_vec(),
-            probs: vec![p, 1.0 - p],
-            logits: vec![p.ln(), (1.0 - p).ln()],
-            label_mass: Some(1.0),
-            source: ProbSource::Logits,
-        })
+        Ok(yes_no(labels, p))
+    }
+    fn usage(&self) -> ragjudge_models::Usage {
+        ragjudge_models::Usage::default()
+    }
+}
+
+/// Label probabilities `[p, 1 - p]` over two labels (yes first), as read from logits.
+pub fn yes_no(labels: &[String], p: f64) -> LabelProbs {
+    LabelProbs {
+        labels: labels.to_vec(),
+        probs: vec![p, 1.0 - p],
+        logits: vec![p.ln(), (1.0 - p).ln()],
+        label_mass: Some(1.0),
+        source: ProbSource::Logits,
+    }
+}
+
+/// A judge answering `P(Yes) = yes(last user message)` to every label question.
+pub struct YesJudge(pub fn(&str) -> f64);
+
+impl Judge for YesJudge {
+    fn identity(&self) -> String {
+        "yes-judge".into()
+    }
+    fn generate(&self, _prompt: &Prompt, _params: &GenParams) -> Result<Generation, ModelError> {
+        Err(ModelError::Protocol("this judge only reads label probabilities".into()))
+    }
+    fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
+        let user = prompt.messages.iter().rev().find(|m| m.role == "user").map_or("", |m| m.content.as_str());
+        Ok(yes_no(labels, (self.0)(user)))
     }
     fn usage(&self) -> ragjudge_models::Usage {
         ragjudge_models::Usage::default()
