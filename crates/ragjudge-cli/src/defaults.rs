@@ -25,7 +25,7 @@ fn score_options_left_alone_are_the_library_defaults() {
     let Command::Score(a) = parse(&["score", "--input", "x.jsonl"]) else { panic!("not score") };
     assert_eq!(a.metric_settings().unwrap(), MetricSettings::default());
     assert_eq!(a.models.settings(None, a.metric_settings().unwrap().lexical.lang), ModelSettings::default());
-    let (got, want) = (a.eval_settings(), EvalSettings::default());
+    let (got, want) = (a.eval_settings().unwrap(), EvalSettings::default());
     assert_eq!(
         (got.skip_invalid, got.bootstrap, got.seed, got.level, got.threads, got.shard),
         (want.skip_invalid, want.bootstrap, want.seed, want.level, want.threads, want.shard)

@@ -175,6 +175,34 @@ fn bad_shard_specifications_are_refused() {
 }
 
 #[test]
+fn a_batch_schedulers_variables_select_the_same_shard_as_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = example_runs();
+    let run = |out: &Path, flag: &[&str], env: &[(&str, &str)]| {
+        let out = out.display().to_string();
+        let mut args = vec!["score", "--metrics", "ciu", "--bootstrap", "50", "--json", "-o", &out];
+        args.extend(flag);
+        args.push("--input");
+        args.extend(runs.iter().map(String::as_str));
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ragjudge"));
+        cmd.args(&args).env_remove("RAGJUDGE_SHARD_INDEX").env_remove("RAGJUDGE_SHARD_COUNT");
+        cmd.envs(env.iter().copied()).output().unwrap()
+    };
+    // Task index 2 (from 0) of 4 is shard 3/4.
+    let (by_flag, by_env) = (dir.path().join("flag.jsonl"), dir.path().join("env.jsonl"));
+    let o = run(&by_flag, &["--shard", "3/4"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&by_env, &[], &[("RAGJUDGE_SHARD_INDEX", "2"), ("RAGJUDGE_SHARD_COUNT", "4")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&by_flag).unwrap(), std::fs::read_to_string(&by_env).unwrap());
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["shard"], "3/4");
+    // One variable without the other is refused, in one line naming both.
+    let o = run(&dir.path().join("x.jsonl"), &[], &[("RAGJUDGE_SHARD_INDEX", "2")]);
+    assert_one_line_error(&o, "set both RAGJUDGE_SHARD_INDEX and RAGJUDGE_SHARD_COUNT, or neither");
+}
+
+#[test]
 fn perturb_shards_split_the_questions_and_add_up_to_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let questions = repo_root().join("examples/questions.jsonl").display().to_string();

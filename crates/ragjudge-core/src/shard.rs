@@ -40,6 +40,12 @@ fn fmix64(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
+/// The environment variable of a batch task's shard number, from 0 (SLURM array jobs:
+/// `$SLURM_ARRAY_TASK_ID`; Kubernetes indexed jobs: `$JOB_COMPLETION_INDEX`).
+pub const INDEX_VAR: &str = "RAGJUDGE_SHARD_INDEX";
+/// The environment variable of the number of shards.
+pub const COUNT_VAR: &str = "RAGJUDGE_SHARD_COUNT";
+
 /// Part `index` (1-based) of `count` equal parts of the records, chosen by question key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Shard {
@@ -77,6 +83,28 @@ impl Shard {
         let i: u32 = i.trim().parse().map_err(|_| err("the shard number `i` of i/n is not a whole number"))?;
         let n: u32 = n.trim().parse().map_err(|_| err("the number of shards `n` of i/n is not a whole number"))?;
         Self::new(i, n).map_err(|e| ShardError { spec: spec.to_string(), reason: e.reason })
+    }
+
+    /// The shard a batch scheduler's task is given by the values of [`INDEX_VAR`] (numbered from
+    /// 0, as Kubernetes' `JOB_COMPLETION_INDEX` and NeMo Evaluator's `NEL_SHARD_IDX`) and
+    /// [`COUNT_VAR`]: `None` when neither is set, an error when only one is or either is not a
+    /// whole number in range.
+    pub fn from_env_values(index: Option<&str>, count: Option<&str>) -> Result<Option<Self>, ShardError> {
+        let spec = format!("{INDEX_VAR}={} {COUNT_VAR}={}", index.unwrap_or(""), count.unwrap_or(""));
+        let err = |reason: String| ShardError { spec: spec.clone(), reason };
+        let (index, count) = match (index.map(str::trim), count.map(str::trim)) {
+            (None, None) => return Ok(None),
+            (Some(i), Some(n)) => (i, n),
+            _ => return Err(err(format!("set both {INDEX_VAR} and {COUNT_VAR}, or neither"))),
+        };
+        let whole = |v: &str, name: &str| -> Result<u32, ShardError> {
+            v.parse().map_err(|_| err(format!("{name} is not a whole number")))
+        };
+        let (i, n) = (whole(index, INDEX_VAR)?, whole(count, COUNT_VAR)?);
+        if i >= n {
+            return Err(err(format!("{INDEX_VAR} counts from 0 and must be below {COUNT_VAR} ({n})")));
+        }
+        Self::new(i + 1, n).map(Some).map_err(|e| err(e.reason))
     }
 
     /// The shard number, from 1.
@@ -176,5 +204,18 @@ mod tests {
         // Short sequential ids (q01..q12) spread too.
         let small: Vec<u32> = (1..=12).map(|k| Shard::of(&format!("q{k:02}"), 4)).collect();
         assert!((1..=4).all(|s| small.contains(&s)), "{small:?}");
+    }
+
+    #[test]
+    fn scheduler_variables_count_from_zero_and_come_in_pairs() {
+        assert_eq!(Shard::from_env_values(None, None), Ok(None));
+        assert_eq!(Shard::from_env_values(Some("0"), Some("4")), Ok(Some(Shard::new(1, 4).unwrap())));
+        assert_eq!(Shard::from_env_values(Some(" 3 "), Some("4")), Ok(Some(Shard::new(4, 4).unwrap())));
+        let e = Shard::from_env_values(Some("4"), Some("4")).unwrap_err();
+        assert!(e.reason.contains("counts from 0 and must be below"), "{e}");
+        let e = Shard::from_env_values(Some("1"), None).unwrap_err();
+        assert!(e.reason.contains("set both"), "{e}");
+        assert!(Shard::from_env_values(Some("x"), Some("2")).unwrap_err().reason.contains("not a whole number"));
+        assert!(Shard::from_env_values(Some("0"), Some("0")).is_err());
     }
 }

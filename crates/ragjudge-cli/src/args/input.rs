@@ -1,6 +1,7 @@
 //! Options of the commands that read records: layout, malformed records, line length, shard.
 
 use clap::{Args, ValueEnum};
+use ragjudge_core::shard::{COUNT_VAR, INDEX_VAR};
 use ragjudge_core::{Format, ReadOptions, Record, Shard};
 
 /// An input layout.
@@ -65,7 +66,8 @@ impl InputArgs {
 pub struct ShardArgs {
     /// Only shard I of N (e.g. 2/4): the records whose `id` hashes to part I, so that every
     /// system's answer to a question, and every repeated run, land in the same shard;
-    /// `ragjudge merge` joins the outputs of `score --shard`.
+    /// `ragjudge merge` joins the outputs of `score --shard`. Without it, a batch scheduler's
+    /// task sets it by `RAGJUDGE_SHARD_INDEX` (from 0) and `RAGJUDGE_SHARD_COUNT`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
 }
@@ -75,16 +77,22 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 }
 
 impl ShardArgs {
-    /// Whether `record` belongs to the selected shard (always, without `--shard`).
-    pub fn keep(&self, record: &Record) -> bool {
-        self.shard.is_none_or(|s| s.contains(&record.id))
+    /// The selected shard: `--shard`, else the one `RAGJUDGE_SHARD_INDEX` (from 0) and
+    /// `RAGJUDGE_SHARD_COUNT` name (SLURM array jobs, Kubernetes indexed jobs), else none.
+    pub fn get(&self) -> anyhow::Result<Option<Shard>> {
+        if self.shard.is_some() {
+            return Ok(self.shard);
+        }
+        let var = |name: &str| std::env::var(name).ok();
+        Shard::from_env_values(var(INDEX_VAR).as_deref(), var(COUNT_VAR).as_deref())
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.spec, e.reason))
     }
 
     /// The records of the selected shard.
-    pub fn select(&self, records: Vec<Record>) -> Vec<Record> {
-        match self.shard {
+    pub fn select(&self, records: Vec<Record>) -> anyhow::Result<Vec<Record>> {
+        Ok(match self.get()? {
             None => records,
-            Some(_) => records.into_iter().filter(|r| self.keep(r)).collect(),
-        }
+            Some(shard) => records.into_iter().filter(|r| shard.contains(&r.id)).collect(),
+        })
     }
 }

@@ -64,7 +64,7 @@ pub fn run(args: &ProbesArgs) -> Result<()> {
     match &args.action {
         ProbesAction::Generate { input, output, json, shard } => {
             ragjudge_artifacts::check_not_input(output, &[input])?;
-            let records = shard.select(read_records(input)?);
+            let records = shard.select(read_records(input)?)?;
             let s = generate_probes(&records, output)?;
             if *json {
                 println!("{}", serde_json::to_string(&s)?);

@@ -31,7 +31,7 @@ pub struct BaselineArgs {
 
 /// Runs `ragjudge baseline`.
 pub fn run(args: &BaselineArgs) -> Result<()> {
-    let read = |path: &Path| -> Result<_> { Ok(args.dice.shard.select(read_run(path)?)) };
+    let read = |path: &Path| -> Result<_> { args.dice.shard.select(read_run(path)?) };
     let runs =
         BaselineRuns { target: read(&args.target)?, tiers: [read(&args.high)?, read(&args.medium)?, read(&args.low)?] };
     let mut run = args.dice.start()?;

@@ -35,8 +35,8 @@ pub struct CompareArgs {
 pub fn run(args: &CompareArgs) -> Result<()> {
     super::check_ppi_alpha(args.ppi_alpha)?;
     let ppi = args.ppi_labels.clone().map(|labels| PpiSettings { labels, alpha: args.ppi_alpha });
-    let a = args.dice.shard.select(read_run(&args.a)?);
-    let b = args.dice.shard.select(read_run(&args.b)?);
+    let a = args.dice.shard.select(read_run(&args.a)?)?;
+    let b = args.dice.shard.select(read_run(&args.b)?)?;
     if a.is_empty() || b.is_empty() {
         anyhow::bail!("{} and {} share no question id", args.a.display(), args.b.display());
     }

@@ -81,7 +81,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     super::check_ppi_alpha(args.ppi_alpha)?;
     let mut records = Vec::new();
     for path in &args.runs {
-        records.extend(args.dice.shard.select(read_run(path)?));
+        records.extend(args.dice.shard.select(read_run(path)?)?);
     }
     let tournament = Tournament::from_records(records)?;
     let mut run = args.dice.start()?;

@@ -22,7 +22,7 @@ pub fn run(args: &PerturbArgs) -> Result<()> {
         records: args.input.is_some(),
         collection: args.collection.clone(),
         output: args.output.clone(),
-        shard: args.shard.shard,
+        shard: args.shard.get()?,
     };
     let judge: Option<Arc<dyn ragjudge_models::Judge>> =
         if settings.needs_judge() { Some(Arc::from(crate::backends::judge(&args.judge)?)) } else { None };

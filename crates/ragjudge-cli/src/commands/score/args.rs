@@ -168,16 +168,16 @@ pub struct ScoreArgs {
 
 impl ScoreArgs {
     /// How records are read, scored and summarised.
-    pub fn eval_settings(&self) -> EvalSettings {
-        EvalSettings {
+    pub fn eval_settings(&self) -> Result<EvalSettings> {
+        Ok(EvalSettings {
             read: self.input.read_options(),
             skip_invalid: self.input.skip_invalid,
             bootstrap: self.bootstrap,
             seed: self.seed,
             threads: self.threads,
-            shard: self.shard.shard,
+            shard: self.shard.get()?,
             ..EvalSettings::default()
-        }
+        })
     }
 
     /// The options of every metric family.

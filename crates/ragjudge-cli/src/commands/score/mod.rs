@@ -41,7 +41,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     warn_repeated_inputs(&args.inputs);
     let models = Arc::new(ModelSet::new(args.models.settings(args.threads, settings.lexical.lang)));
     let (metrics, defs) = build_with_definitions(&names, &settings, &models)?;
-    let eval_settings = args.eval_settings();
+    let eval_settings = args.eval_settings()?;
     let evaluator = Evaluator::new(metrics, eval_settings.clone())?;
     // From here on Ctrl-C stops the run between batches, with a word on what was kept.
     crate::interrupt::stop_between_batches();
@@ -75,7 +75,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         // `ragjudge merge` checks and sums: replaced together, a stale manifest removed.
         let mut sidecars = OutputSet::new();
         stage_definitions(out, &defs, &mut sidecars)?;
-        if let Some(shard) = args.shard.shard {
+        if let Some(shard) = eval_settings.shard {
             // Inputs are hashed only for the manifest, the one sidecar that records them.
             let mut provenance = Provenance::of_this_process();
             provenance.add_inputs(&args.inputs)?;
