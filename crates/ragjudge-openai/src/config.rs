@@ -10,6 +10,10 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub struct OpenAiConfig {
     /// API root including the version, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended.
     pub base_url: String,
+    /// Further servers of the same model: requests are balanced over `base_url` and these,
+    /// each with its own `concurrency`, and moved to another when one fails. Calls are cached
+    /// under `base_url`'s identity whichever server answers.
+    pub pool: Vec<String>,
     /// Sent as `Authorization: Bearer KEY` when set.
     pub api_key: Option<String>,
     /// Model name sent in every request.
@@ -18,7 +22,7 @@ pub struct OpenAiConfig {
     pub timeout: Duration,
     /// Retries after the first attempt (default 5).
     pub max_retries: u32,
-    /// Most requests in flight at once, over all threads using this judge (default 8).
+    /// Most requests in flight at once on each server, over all threads using this judge (default 8).
     pub concurrency: usize,
     /// First backoff ceiling (default 500 ms); doubles per retry.
     pub backoff_base: Duration,
@@ -41,6 +45,7 @@ impl OpenAiConfig {
     pub fn new(model: impl Into<String>) -> Self {
         Self {
             base_url: DEFAULT_BASE_URL.to_string(),
+            pool: Vec::new(),
             api_key: None,
             model: model.into(),
             timeout: Duration::from_secs(120),
@@ -55,13 +60,18 @@ impl OpenAiConfig {
         }
     }
 
-    /// Defaults for `model`, with `base_url` from `OPENAI_BASE_URL` and `api_key` from
-    /// `OPENAI_API_KEY` where set and non-empty.
+    /// Defaults for `model`, with `base_url` from `OPENAI_BASE_URL` (several servers of the
+    /// model separated by commas: the first is `base_url`, the others the `pool`) and `api_key`
+    /// from `OPENAI_API_KEY` where set and non-empty.
     pub fn from_env(model: impl Into<String>) -> Self {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         let mut c = Self::new(model);
-        if let Some(url) = var("OPENAI_BASE_URL") {
-            c.base_url = url.trim().to_string();
+        if let Some(urls) = var("OPENAI_BASE_URL") {
+            let mut urls = urls.split(',').map(str::trim).filter(|u| !u.is_empty()).map(str::to_string);
+            if let Some(first) = urls.next() {
+                c.base_url = first;
+            }
+            c.pool = urls.collect();
         }
         c.api_key = var("OPENAI_API_KEY").map(|k| k.trim().to_string());
         c

@@ -25,12 +25,14 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod config;
+mod endpoints;
 mod labels;
 mod semaphore;
 
 pub use config::{OpenAiConfig, DEFAULT_BASE_URL};
+pub use endpoints::EndpointStats;
+use endpoints::{Endpoint, Endpoints};
 pub use labels::{hard_label, label_probs_from_top_logprobs};
-use semaphore::Semaphore;
 
 use ragjudge_models::{GenParams, Generation, Judge, LabelProbs, ModelError, Prompt, Usage};
 use serde_json::{json, Value};
@@ -52,7 +54,13 @@ pub struct HttpStats {
 /// What one HTTP attempt gave.
 enum Attempt {
     Done(Value),
-    Retry { err: ModelError, retry_after: Option<Duration>, garbage: bool },
+    /// `down`: the endpoint failed (connection, time-out, 5xx) and is taken out of the pool.
+    Retry {
+        err: ModelError,
+        retry_after: Option<Duration>,
+        garbage: bool,
+        down: bool,
+    },
     Fatal(ModelError),
 }
 
@@ -69,8 +77,7 @@ struct Completion {
 pub struct OpenAiJudge {
     cfg: OpenAiConfig,
     agent: ureq::Agent,
-    url: String,
-    permits: Semaphore,
+    endpoints: Endpoints,
     logprobs_ok: AtomicBool,
     calls: AtomicU64,
     prompt_tokens: AtomicU64,
@@ -84,7 +91,9 @@ pub struct OpenAiJudge {
 impl std::fmt::Debug for OpenAiJudge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The API key is left out on purpose.
-        f.debug_struct("OpenAiJudge").field("url", &self.url).field("model", &self.cfg.model).finish()
+        let urls: Vec<&str> =
+            std::iter::once(self.cfg.base_url.as_str()).chain(self.cfg.pool.iter().map(String::as_str)).collect();
+        f.debug_struct("OpenAiJudge").field("base_urls", &urls).field("model", &self.cfg.model).finish()
     }
 }
 
@@ -92,6 +101,7 @@ impl OpenAiJudge {
     /// A judge with `cfg`; no request is made until the first call.
     pub fn new(cfg: OpenAiConfig) -> Self {
         let base = cfg.base_url.trim_end_matches('/').to_string();
+        let pool: Vec<String> = cfg.pool.iter().map(|u| u.trim_end_matches('/').to_string()).collect();
         let agent = ureq::AgentBuilder::new().timeout(cfg.timeout).user_agent("ragjudge").build();
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -99,10 +109,9 @@ impl OpenAiJudge {
             .unwrap_or(0x9E37_79B9_7F4A_7C15)
             ^ u64::from(std::process::id());
         Self {
-            url: format!("{base}/chat/completions"),
-            permits: Semaphore::new(cfg.concurrency),
+            endpoints: Endpoints::new(&[vec![base.clone()], pool.clone()].concat(), cfg.concurrency),
             agent,
-            cfg: OpenAiConfig { base_url: base, ..cfg },
+            cfg: OpenAiConfig { base_url: base, pool, ..cfg },
             logprobs_ok: AtomicBool::new(true),
             calls: AtomicU64::new(0),
             prompt_tokens: AtomicU64::new(0),
@@ -124,6 +133,11 @@ impl OpenAiJudge {
     /// [`OpenAiJudge::label_probs_or_hard`]).
     pub fn supports_logprobs(&self) -> bool {
         self.logprobs_ok.load(Ordering::SeqCst)
+    }
+
+    /// Requests and failures of each server of the pool (the base URL first).
+    pub fn endpoint_stats(&self) -> Vec<EndpointStats> {
+        self.endpoints.stats()
     }
 
     /// Requests, retries and failures so far.
@@ -256,21 +270,31 @@ impl OpenAiJudge {
         let mut garbage_seen = 0u32;
         let mut attempt = 0u32;
         loop {
-            let outcome = {
-                let _permit = self.permits.acquire();
-                self.attempt(&text)
+            let (outcome, failover) = {
+                let slot = self.endpoints.acquire(|base, limit| self.health_check(base, limit));
+                let outcome = self.attempt(slot.endpoint, &text);
+                let failover = match &outcome {
+                    Attempt::Retry { down: true, .. } if self.endpoints.len() > 1 => {
+                        self.endpoints.failed(slot.endpoint);
+                        self.endpoints.another_up(slot.endpoint)
+                    }
+                    _ => false,
+                };
+                (outcome, failover)
             };
             match outcome {
                 Attempt::Done(v) => return Ok(v),
                 Attempt::Fatal(e) => return Err(e),
-                Attempt::Retry { err, retry_after, garbage } => {
+                Attempt::Retry { err, retry_after, garbage, .. } => {
                     if garbage {
                         garbage_seen += 1;
                     }
                     if attempt >= self.cfg.max_retries || garbage_seen > 1 {
                         return Err(with_attempts(err, attempt + 1));
                     }
+                    // Another server is up: retried there at once.
                     let wait = match retry_after {
+                        _ if failover => Duration::ZERO,
                         Some(ra) => ra.min(self.cfg.retry_after_max),
                         None => self.backoff(attempt),
                     };
@@ -301,9 +325,24 @@ impl OpenAiJudge {
         ModelError::Timeout(self.cfg.timeout.as_secs_f64().ceil() as u64)
     }
 
-    fn attempt(&self, body: &str) -> Attempt {
+    /// Whether the server at `base` answers `GET /models` within `limit` (any answer below 500:
+    /// it is up, whatever it thinks of the request).
+    fn health_check(&self, base: &str, limit: Duration) -> bool {
+        let mut req = self.agent.get(&format!("{base}/models")).timeout(limit);
+        if let Some(k) = &self.cfg.api_key {
+            req = req.set("Authorization", &format!("Bearer {k}"));
+        }
+        match req.call() {
+            Ok(_) => true,
+            Err(ureq::Error::Status(code, _)) => code < 500,
+            Err(ureq::Error::Transport(_)) => false,
+        }
+    }
+
+    fn attempt(&self, endpoint: &Endpoint, body: &str) -> Attempt {
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let mut req = self.agent.post(&self.url).set("Content-Type", "application/json");
+        endpoint.requests.fetch_add(1, Ordering::Relaxed);
+        let mut req = self.agent.post(&endpoint.url).set("Content-Type", "application/json");
         if let Some(k) = &self.cfg.api_key {
             req = req.set("Authorization", &format!("Bearer {k}"));
         }
@@ -315,6 +354,7 @@ impl OpenAiJudge {
                         err: ModelError::Protocol(format!("response is not JSON ({e}): {}", snippet(&text))),
                         retry_after: None,
                         garbage: true,
+                        down: false,
                     },
                 },
                 Err(e) => self.body_error(e),
@@ -324,7 +364,7 @@ impl OpenAiJudge {
                 let message = error_message(&resp.into_string().unwrap_or_default());
                 let err = ModelError::Http { status: code, message };
                 if code == 408 || code == 429 || (500..=599).contains(&code) {
-                    Attempt::Retry { err, retry_after, garbage: false }
+                    Attempt::Retry { err, retry_after, garbage: false, down: code >= 500 }
                 } else {
                     Attempt::Fatal(err)
                 }
@@ -336,11 +376,14 @@ impl OpenAiJudge {
                     K::InvalidUrl | K::UnknownScheme | K::InsecureRequestHttpsOnly | K::InvalidProxyUrl => {
                         Attempt::Fatal(ModelError::Http { status: 0, message: t.to_string() })
                     }
-                    _ if timed_out => Attempt::Retry { err: self.timeout_error(), retry_after: None, garbage: false },
+                    _ if timed_out => {
+                        Attempt::Retry { err: self.timeout_error(), retry_after: None, garbage: false, down: true }
+                    }
                     _ => Attempt::Retry {
                         err: ModelError::Http { status: 0, message: format!("connection failed: {t}") },
                         retry_after: None,
                         garbage: false,
+                        down: true,
                     },
                 }
             }
@@ -353,13 +396,13 @@ impl OpenAiJudge {
         } else {
             ModelError::Http { status: 0, message: format!("truncated or unreadable response body: {e}") }
         };
-        Attempt::Retry { err, retry_after: None, garbage: false }
+        Attempt::Retry { err, retry_after: None, garbage: false, down: true }
     }
 
     /// Runs `f` over `items` on at most `concurrency` worker threads; results keep item order.
     #[allow(clippy::expect_used, reason = "each index is taken by one worker; a worker's panic leaves the scope first")]
     fn pool<R: Sync, T: Send>(&self, items: &[R], f: impl Fn(&R) -> T + Sync) -> Vec<T> {
-        let workers = self.cfg.concurrency.max(1).min(items.len());
+        let workers = (self.cfg.concurrency.max(1) * self.endpoints.len()).min(items.len());
         if workers <= 1 {
             return items.iter().map(f).collect();
         }

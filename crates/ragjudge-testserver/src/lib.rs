@@ -249,6 +249,8 @@ struct State {
     max_in_flight: AtomicUsize,
     connections: AtomicUsize,
     shutdown: AtomicBool,
+    /// Set by [`TestServer::kill`]: requests being answered get no answer.
+    killed: AtomicBool,
 }
 
 /// A running test server; it stops when dropped.
@@ -273,6 +275,7 @@ impl TestServer {
             max_in_flight: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
             shutdown: AtomicBool::new(false),
+            killed: AtomicBool::new(false),
         });
         let st = Arc::clone(&state);
         let accept = std::thread::Builder::new()
@@ -290,6 +293,25 @@ impl TestServer {
     /// The socket address the server listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Stops the server as a crashed process would: no new connection is accepted and the
+    /// requests being answered (e.g. waiting out their delay) are closed without an answer.
+    /// Returns the requests it had received.
+    pub fn kill(mut self) -> Vec<RecordedRequest> {
+        self.state.killed.store(true, Ordering::SeqCst);
+        self.stop();
+        self.requests()
+    }
+
+    /// Stops accepting connections.
+    fn stop(&mut self) {
+        self.state.shutdown.store(true, Ordering::SeqCst);
+        // Wake the blocking accept() with a connection of our own.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
     }
 
     /// Adds behaviours to the end of the queue.
@@ -332,12 +354,7 @@ impl TestServer {
 
 impl Drop for TestServer {
     fn drop(&mut self) {
-        self.state.shutdown.store(true, Ordering::SeqCst);
-        // Wake the blocking accept() with a connection of our own.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
-        if let Some(h) = self.accept.take() {
-            let _ = h.join();
-        }
+        self.stop();
     }
 }
 
@@ -439,7 +456,7 @@ fn serve(mut stream: TcpStream, state: &State) -> std::io::Result<()> {
                 let mut s = state.script.lock().unwrap();
                 s.queue.pop_front().unwrap_or_else(|| s.default.clone())
             };
-            answer(&mut stream, &behavior, &body, &mut in_flight)
+            answer(&mut stream, &behavior, &body, &mut in_flight, &state.killed)
         }
         _ => respond(&mut stream, 404, &[], error_body("not found").as_bytes()),
     }
@@ -518,9 +535,14 @@ fn answer(
     behavior: &Behavior,
     request: &Value,
     in_flight: &mut InFlight<'_>,
+    killed: &AtomicBool,
 ) -> std::io::Result<()> {
     if let Behavior::Normal(n) | Behavior::NoLogprobs(n) = behavior {
         std::thread::sleep(n.delay);
+    }
+    if killed.load(Ordering::SeqCst) {
+        in_flight.leave();
+        return stream.shutdown(Shutdown::Both);
     }
     if let Behavior::Stall { secs } = behavior {
         std::thread::sleep(Duration::from_secs_f64(secs.max(0.0)));
