@@ -143,8 +143,17 @@ pub fn score(
         let (metrics, definitions) = build_with_definitions(&names, &settings, &models)?;
         let definitions =
             serde_json::to_string(&definitions.columns).map_err(|e| EvalError::settings(e.to_string()))?;
+        let (bootstrap, seed, level) = (eval.bootstrap, eval.seed, eval.level);
         let evaluator = Evaluator::new(metrics, eval)?;
-        let ctx = StageContext { settings: &settings, columns: evaluator.columns(), output: None, models: &models };
+        let ctx = StageContext {
+            settings: &settings,
+            columns: evaluator.columns(),
+            output: None,
+            models: &models,
+            bootstrap,
+            seed,
+            level,
+        };
         let stages = build_stages(&names, &ctx)?;
         let progress = Collect { origin, messages: Mutex::new(Vec::new()) };
         let mut rows = MemorySink::default();
