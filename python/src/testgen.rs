@@ -109,6 +109,7 @@ pub fn testgen(
             ..SelectOptions::default()
         },
         batch: 32,
+        ..TestgenSettings::default()
     };
     let judge = crate::error::judge_settings(judge, cache, no_cache, threads);
     let out = py.detach(move || -> Result<_, String> {

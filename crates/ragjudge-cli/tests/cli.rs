@@ -174,6 +174,13 @@ fn unknown_metric_is_refused() {
 }
 
 #[test]
+fn testgen_refuses_a_share_of_follow_ups_outside_zero_to_one_before_reading_anything() {
+    // The corpus does not exist: the settings are refused first.
+    let o = ragjudge(&["testgen", "--corpus", "/no/such/docs.jsonl", "--output", "q.jsonl", "--follow-ups", "1.5"]);
+    assert_one_line_error(&o, "invalid settings: follow-ups must be a share of the questions between 0 and 1, got 1.5");
+}
+
+#[test]
 fn correlate_matches_scipy_on_a_small_table() {
     // scipy 1.17.1: pearsonr -> (0.8, 0.10408803866182782); spearmanr -> (0.8, 0.104088...);
     // kendalltau -> (0.6, 0.23333333333333334) (exact: 2 * 14/120).

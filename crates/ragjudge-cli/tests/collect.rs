@@ -1,7 +1,7 @@
 //! `ragjudge collect` end to end: a command target killed with SIGKILL mid-run resumes without
 //! asking an answered question again; an HTTP target with a request template, a header from the
 //! environment and answer paths; the reference tier; failures recorded in the failures file
-//! with a non-zero exit; one-line errors for bad targets.
+//! with a non-zero exit; one-line errors for bad targets; conversations asked turn by turn.
 
 mod common;
 
@@ -150,6 +150,51 @@ fn http_targets_take_a_template_a_header_from_the_environment_and_answer_paths()
     users.sort_unstable();
     assert_eq!(users, ["q1", "q2", "q3"]);
     assert!(reqs.iter().all(|r| r.authorization.as_deref() == Some("Bearer s3cret")));
+}
+
+#[test]
+fn conversations_are_asked_turn_by_turn_and_a_failed_turn_stops_its_conversation() {
+    // Answers with the number of turns it was sent before the question; no answer for b1.
+    let server = TestServer::start(Script::always(Behavior::Reply(ReplyFn::new(|req: &Value| {
+        let q = req["query"].as_str().unwrap_or("");
+        if q == "b1?" {
+            return json!({"nothing": true});
+        }
+        let before = req["history"].as_array().map_or(0, Vec::len);
+        json!({"answer": format!("re: {q} after {before}"), "contexts": []})
+    }))));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let turn =
+        |id: &str, c: &str, n: u32| json!({"id": id, "query": format!("{id}?"), "meta": {"session_id": c, "turn": n}});
+    let lines = [turn("a2", "a", 2), turn("b1", "b", 1), turn("a1", "a", 1), turn("b2", "b", 2)];
+    let q = write(d, "questions.jsonl", lines.iter().map(|l| l.to_string() + "\n").collect::<String>());
+    let out = d.join("sut.jsonl");
+    let url = format!("http://{}/ask", server.addr());
+    let o =
+        ragjudge(&["collect", "--questions", &q, "--target", &url, "--output", out.to_str().unwrap(), "--no-cache"]);
+    assert_one_line_error(&o, "2 of 4 questions failed");
+    // The summary line is printed before the error.
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.contains("2 failed (1 not asked: an earlier turn of their conversation failed)"), "{printed}");
+    // By hand: a1 is sent no history, a2 the two entries of turn 1 with the target's answer.
+    let runs = read_jsonl(&out);
+    assert_eq!(runs.len(), 2);
+    assert_eq!((&runs[0]["id"], &runs[0]["answer"]), (&json!("a2"), &json!("re: a2? after 2")));
+    assert_eq!(
+        runs[0]["history"],
+        json!([{"role": "user", "text": "a1?"}, {"role": "assistant", "text": "re: a1? after 0"}])
+    );
+    assert_eq!((&runs[0]["meta"]["session_id"], &runs[0]["meta"]["turn"]), (&json!("a"), &json!(2)));
+    let failed = read_jsonl(&d.join("sut.failed.ndjson"));
+    assert_eq!(
+        failed,
+        vec![
+            json!({"id": "b1", "query": "b1?", "error": "reply has no answer at $.answer", "attempts": 1}),
+            json!({"id": "b2", "query": "b2?", "error": "not asked: turn 1 of conversation \"b\" failed", "attempts": 0}),
+        ]
+    );
+    assert_eq!(server.request_count(), 3, "b2 is never sent");
 }
 
 #[test]

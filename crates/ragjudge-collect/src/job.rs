@@ -248,6 +248,8 @@ pub struct CollectSummary {
     pub answered: usize,
     /// Questions without an answer.
     pub failed: usize,
+    /// Of those, turns of a conversation not asked because an earlier turn failed.
+    pub not_asked: usize,
     /// Answers taken from the call cache.
     pub from_cache: usize,
     /// Questions asked.
@@ -325,6 +327,7 @@ impl CollectJob {
             questions,
             answered: out.records.len(),
             failed: out.failures.len(),
+            not_asked: out.not_asked,
             from_cache: out.from_cache,
             asked: out.asked,
             calls: out.attempts,

@@ -2,7 +2,8 @@
 //! generation and scoring): [`run::collect`] asks a [`Target`] every question with bounded
 //! concurrency, per-call timeouts and retries, stores every answer in the call cache as soon as
 //! it arrives (a killed run resumes without asking a question twice) and records every failed
-//! question with its reason.
+//! question with its reason. The turns of a conversation ([`conversation`]) are asked in order,
+//! each with the history of the conversation so far, the target's own answers included.
 //!
 //! Targets: an HTTP endpoint ([`http`]), a program ([`command`]), and the built-in reference
 //! RAG ([`rag`]: BM25 through tantivy, an optional embedding re-rank, an answer with `[n]`
@@ -14,6 +15,7 @@
 
 pub use ragjudge_testgen::bm25;
 pub mod command;
+pub mod conversation;
 pub mod error;
 pub mod http;
 pub mod job;

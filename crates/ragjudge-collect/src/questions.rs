@@ -1,5 +1,7 @@
 //! The question set: JSONL records with `id`, `query` and optionally `reference`, `history`,
 //! `meta` (what `ragjudge testgen` writes) and `relevant` (ids of passages known to answer it).
+//! Questions sharing `meta.session_id` (or `meta.conversation_id`) are the turns of one
+//! conversation, numbered by `meta.turn` ([`crate::conversation`]).
 
 use crate::error::CollectError;
 use ragjudge_core::{known_relevant, record_from_json, InputError, Record};
@@ -34,8 +36,20 @@ pub fn question_from_json(mut v: Value, file: &str, line: u64) -> Result<Questio
     if record.query.trim().is_empty() {
         return Err(at(Some("query".into()), "is empty".into()));
     }
+    if let Some(conversation) = record.conversation() {
+        if turn_number(&record).is_none() {
+            let got = record.meta.get("turn").map_or_else(|| "missing".to_string(), |t| format!("got {t}"));
+            let msg = format!("must be a positive integer in a turn of conversation {conversation:?} ({got})");
+            return Err(at(Some("meta.turn".into()), msg));
+        }
+    }
     let relevant = known_relevant(relevant.as_ref(), &record.meta);
     Ok(Question { record, relevant })
+}
+
+/// `meta.turn` when it is a positive integer: the place of a question in its conversation.
+pub fn turn_number(record: &Record) -> Option<u64> {
+    record.meta.get("turn").and_then(Value::as_u64).filter(|&t| t > 0)
 }
 
 /// Reads a question file. Every problem is an error naming file, line and field: a question
@@ -45,6 +59,7 @@ pub fn read_questions(path: &Path) -> Result<Vec<Question>, CollectError> {
     let f = std::fs::File::open(path).map_err(|e| InputError::fatal(&file, None, format!("cannot open: {e}")))?;
     let mut out = Vec::new();
     let mut lines_of: HashMap<String, u64> = HashMap::new();
+    let mut turn_lines: HashMap<(String, u64), u64> = HashMap::new();
     for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
         let n = i as u64 + 1;
         let line = line.map_err(|e| InputError::fatal(&file, Some(n), format!("not UTF-8 text or unreadable: {e}")))?;
@@ -57,6 +72,12 @@ pub fn read_questions(path: &Path) -> Result<Vec<Question>, CollectError> {
         if let Some(first) = lines_of.insert(q.record.id.clone(), n) {
             let msg = format!("duplicate id {:?} (first on line {first})", q.record.id);
             return Err(InputError::new(&file, Some(n), Some("id".into()), msg).into());
+        }
+        if let (Some(conversation), Some(turn)) = (q.record.conversation(), turn_number(&q.record)) {
+            if let Some(first) = turn_lines.insert((conversation.clone(), turn), n) {
+                let msg = format!("duplicate turn {turn} of conversation {conversation:?} (first on line {first})");
+                return Err(InputError::new(&file, Some(n), Some("meta.turn".into()), msg).into());
+            }
         }
         out.push(q);
     }
@@ -106,6 +127,25 @@ mod tests {
                 "duplicate id \"a\" (first on line 1)",
             ),
             ("{\"id\": \"a\", \"query\": \"x\"\n", "1", "not JSON"),
+            (
+                "{\"id\": \"a\", \"query\": \"x\", \"meta\": {\"session_id\": \"c1\", \"turn\": 0}}\n",
+                "1",
+                "field `meta.turn`: must be a positive integer in a turn of conversation \"c1\" (got 0)",
+            ),
+            (
+                "{\"id\": \"a\", \"query\": \"x\", \"meta\": {\"conversation_id\": 7}}\n",
+                "1",
+                "field `meta.turn`: must be a positive integer in a turn of conversation \"7\" (missing)",
+            ),
+            (
+                concat!(
+                    "{\"id\": \"a\", \"query\": \"x\", \"meta\": {\"session_id\": \"c1\", \"turn\": 1}}\n",
+                    "{\"id\": \"b\", \"query\": \"y\", \"meta\": {\"session_id\": \"c2\", \"turn\": 1}}\n",
+                    "{\"id\": \"c\", \"query\": \"z\", \"meta\": {\"session_id\": \"c1\", \"turn\": 1}}\n",
+                ),
+                "3",
+                "field `meta.turn`: duplicate turn 1 of conversation \"c1\" (first on line 1)",
+            ),
             ("\n\n", "", "no questions"),
         ];
         for (text, line, needle) in cases {

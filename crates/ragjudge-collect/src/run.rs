@@ -1,8 +1,10 @@
 //! Asking a [`Target`] every question: bounded concurrency, retries with exponential backoff
 //! (or the target's `Retry-After`), every answer stored in the call cache the moment it arrives
 //! (so a killed run resumes and asks no answered question again), and every question that
-//! still fails recorded with its reason: the output never has a silent gap.
+//! still fails recorded with its reason: the output never has a silent gap. The turns of a
+//! conversation are asked in order, each with the conversation so far ([`crate::conversation`]).
 
+use crate::conversation::{units, Transcript};
 use crate::questions::Question;
 use crate::target::{Answer, CallError, Target};
 use ragjudge_core::Record;
@@ -72,8 +74,12 @@ struct Stored {
 /// The outcome of one question.
 #[derive(Debug, Clone)]
 enum Outcome {
-    Answered { answer: Answer, cached: bool, attempts: u32, latency_ms: f64 },
+    /// The output record (with the history that was sent).
+    Answered { record: Box<Record>, without_contexts: bool, cached: bool, attempts: u32, latency_ms: f64 },
+    /// Asked, and failed after its retries.
     Failed(Failure),
+    /// A later turn of a conversation whose earlier turn failed: not asked.
+    NotAsked(Failure),
 }
 
 /// The answers and what it took to get them.
@@ -81,8 +87,10 @@ enum Outcome {
 pub struct Collected {
     /// One record per answered question, in question order.
     pub records: Vec<Record>,
-    /// The questions that got no answer, in question order.
+    /// The questions that got no answer, in question order (those not asked included).
     pub failures: Vec<Failure>,
+    /// Turns of a conversation not asked because an earlier turn failed (in `failures`).
+    pub not_asked: usize,
     /// Answers found in the cache (not asked again).
     pub from_cache: usize,
     /// Questions asked of the target in this run.
@@ -98,7 +106,8 @@ pub struct Collected {
 }
 
 /// The cache key of `question`'s answer from `target`: the target's identity, the question
-/// text and the conversation before it.
+/// text and the conversation before it as sent (for a later turn, with the target's own earlier
+/// answers, so a re-run that gets the same earlier answers from the cache finds this one too).
 fn key(identity: &str, system: &str, q: &Question) -> String {
     cache_key(identity, KIND, &json!({"system": system, "query": q.record.query, "history": q.record.history}))
 }
@@ -146,7 +155,49 @@ pub fn to_record(q: &Question, answer: Answer, system: &str) -> Record {
     Record { system: system.to_string(), contexts, answer: answer.answer, ..q.record.clone() }
 }
 
-/// Asks `target` every question; `progress(done, failed)` is called after each one.
+/// One question as sent (with the history of its conversation), from the cache or the target.
+fn answer_one(
+    q: &Question,
+    target: &dyn Target,
+    identity: &str,
+    cache: &CallCache,
+    settings: &CollectSettings,
+    store_errors: &AtomicUsize,
+) -> Outcome {
+    let k = key(identity, &settings.system, q);
+    let hit = if settings.refresh { None } else { cache.get(&k) };
+    let answered = |answer: Answer, cached, attempts, latency_ms| Outcome::Answered {
+        without_contexts: answer.contexts.is_empty(),
+        record: Box::new(to_record(q, answer, &settings.system)),
+        cached,
+        attempts,
+        latency_ms,
+    };
+    if let Some(s) = hit.and_then(|v| serde_json::from_value::<Stored>(v).ok()) {
+        return answered(s.answer, true, 0, s.latency_ms);
+    }
+    match ask(target, q, settings) {
+        (Ok(answer), attempts, latency_ms) => {
+            let stored = Stored { answer, latency_ms };
+            let value = serde_json::to_value(&stored).unwrap_or_default();
+            if cache.put(&k, &value).is_err() {
+                store_errors.fetch_add(1, Ordering::SeqCst);
+            }
+            answered(stored.answer, false, attempts, latency_ms)
+        }
+        (Err(e), attempts, _) => Outcome::Failed(Failure {
+            id: q.record.id.clone(),
+            query: q.record.query.clone(),
+            error: e.message,
+            attempts,
+        }),
+    }
+}
+
+/// Asks `target` every question; `progress(done, failed)` is called after each one. Independent
+/// questions and conversations ([`crate::conversation`]) run concurrently; the turns of one
+/// conversation run in order, each sent with the conversation so far, and when one fails the
+/// later turns are recorded as failures without being asked.
 pub fn collect(
     questions: &[Question],
     target: &dyn Target,
@@ -155,46 +206,49 @@ pub fn collect(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Collected {
     let identity = target.identity();
-    let n = questions.len();
+    let units = units(questions);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
     let store_errors = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; n]);
+    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; questions.len()]);
     let worker = || loop {
-        let i = next.fetch_add(1, Ordering::SeqCst);
-        if i >= n {
-            break;
-        }
-        let q = &questions[i];
-        let k = key(&identity, &settings.system, q);
-        let hit = if settings.refresh { None } else { cache.get(&k) };
-        let outcome = match hit.and_then(|v| serde_json::from_value::<Stored>(v).ok()) {
-            Some(s) => Outcome::Answered { answer: s.answer, cached: true, attempts: 0, latency_ms: s.latency_ms },
-            None => match ask(target, q, settings) {
-                (Ok(answer), attempts, latency_ms) => {
-                    let stored = Stored { answer, latency_ms };
-                    let value = serde_json::to_value(&stored).unwrap_or_default();
-                    if cache.put(&k, &value).is_err() {
-                        store_errors.fetch_add(1, Ordering::SeqCst);
+        let u = next.fetch_add(1, Ordering::SeqCst);
+        let Some(unit) = units.get(u) else { break };
+        let mut transcript = Transcript::starting(&questions[unit.questions[0]]);
+        // Why the later turns of this conversation are not asked, once one has failed.
+        let mut broken: Option<String> = None;
+        for &i in &unit.questions {
+            let q = &questions[i];
+            let outcome = match &broken {
+                Some(why) => Outcome::NotAsked(Failure {
+                    id: q.record.id.clone(),
+                    query: q.record.query.clone(),
+                    error: why.clone(),
+                    attempts: 0,
+                }),
+                None => {
+                    let outcome = answer_one(&transcript.sent(q), target, &identity, cache, settings, &store_errors);
+                    match &outcome {
+                        Outcome::Answered { record, .. } => transcript.answered(&record.query, &record.answer),
+                        _ => {
+                            broken = unit
+                                .conversation
+                                .as_ref()
+                                .map(|c| format!("not asked: turn {} of conversation {c:?} failed", q.record.turn()));
+                        }
                     }
-                    Outcome::Answered { answer: stored.answer, cached: false, attempts, latency_ms }
+                    outcome
                 }
-                (Err(e), attempts, _) => {
-                    failed.fetch_add(1, Ordering::SeqCst);
-                    Outcome::Failed(Failure {
-                        id: q.record.id.clone(),
-                        query: q.record.query.clone(),
-                        error: e.message,
-                        attempts,
-                    })
-                }
-            },
-        };
-        outcomes.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(outcome);
-        progress(done.fetch_add(1, Ordering::SeqCst) + 1, failed.load(Ordering::SeqCst));
+            };
+            if !matches!(outcome, Outcome::Answered { .. }) {
+                failed.fetch_add(1, Ordering::SeqCst);
+            }
+            outcomes.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(outcome);
+            progress(done.fetch_add(1, Ordering::SeqCst) + 1, failed.load(Ordering::SeqCst));
+        }
     };
-    let workers = settings.concurrency.clamp(1, n.max(1));
+    let workers = settings.concurrency.clamp(1, units.len().max(1));
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(worker);
@@ -204,7 +258,7 @@ pub fn collect(
     let outcomes = outcomes.into_inner().unwrap_or_else(|p| p.into_inner());
     for (q, outcome) in questions.iter().zip(outcomes) {
         match outcome {
-            Some(Outcome::Answered { answer, cached, attempts, latency_ms }) => {
+            Some(Outcome::Answered { record, without_contexts, cached, attempts, latency_ms }) => {
                 if cached {
                     out.from_cache += 1;
                 } else {
@@ -212,12 +266,16 @@ pub fn collect(
                     out.attempts += attempts as usize;
                     out.latencies_ms.push(latency_ms);
                 }
-                out.without_contexts += usize::from(answer.contexts.is_empty());
-                out.records.push(to_record(q, answer, &settings.system));
+                out.without_contexts += usize::from(without_contexts);
+                out.records.push(*record);
             }
             Some(Outcome::Failed(f)) => {
                 out.asked += 1;
                 out.attempts += f.attempts as usize;
+                out.failures.push(f);
+            }
+            Some(Outcome::NotAsked(f)) => {
+                out.not_asked += 1;
                 out.failures.push(f);
             }
             // A worker that panicked left its question unanswered: say so rather than drop it.

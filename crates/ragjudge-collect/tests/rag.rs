@@ -193,3 +193,23 @@ fn retrieval_alone_returns_the_rags_passages_and_no_answer() {
     assert_ne!(only.identity(), RetrievalOnly::new(passages, None, RagOptions { k: 3, ..options }).unwrap().identity());
     assert!(RetrievalOnly::new(Arc::new(Passages::new(Vec::new()).unwrap()), None, options).is_err());
 }
+
+#[test]
+fn a_later_turn_reaches_the_model_as_chat_messages_with_its_own_earlier_answer() {
+    let model = Scripted::default();
+    let prompts = Arc::clone(&model.prompts);
+    let low = ReferenceRag::new(Retrieval::ClosedBook, Box::new(model), RagOptions::default()).unwrap();
+    let turn = |id: &str, query: &str, n: u64| question(id, query, json!({"session_id": "c", "turn": n}));
+    let qs = [turn("t2", "And how fast?", 2), turn("t1", "What is evaporation?", 1)];
+    let out = collect(&qs, &low, &CallCache::disabled(), &CollectSettings::default(), &|_, _| {});
+    assert!(out.failures.is_empty(), "{:?}", out.failures);
+    // Turn 1 is asked first (one question in flight per conversation); turn 2's prompt holds the
+    // system message, turn 1's question, the model's answer to it, then turn 2.
+    let prompts = prompts.lock().unwrap();
+    let p = &prompts[1];
+    let roles: Vec<(&str, &str)> = p.messages.iter().map(|m| (m.role.as_str(), m.content.as_str())).collect();
+    assert_eq!(
+        roles[1..],
+        [("user", "What is evaporation?"), ("assistant", "It is so [1]."), ("user", "Question: And how fast?")]
+    );
+}

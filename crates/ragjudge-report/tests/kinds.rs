@@ -201,7 +201,8 @@ fn a_test_set_summary_gets_a_section_with_its_quality_report() {
             "quality": {
               "checks": {"format": {"passed": 6, "regenerated": 0, "dropped": 1},
                          "round_trip": {"passed": 3, "regenerated": 2, "dropped": 1},
-                         "near_duplicate": {"passed": 5, "regenerated": 0, "dropped": 0}},
+                         "near_duplicate": {"passed": 5, "regenerated": 0, "dropped": 0},
+                         "follow_up": {"passed": 4, "regenerated": 1, "dropped": 2}},
               "examples": {"round_trip": ["When did <printing> spread? -- the question does not find its source"],
                            "multi_hop_type": ["Which module? -- multi_hop -> factual: d2:0 holds the answer alone"]},
               "answer_letters": {"A": 2, "B": 0, "C": 0, "D": 0}, "answer_letters_p": null,
@@ -218,6 +219,9 @@ fn a_test_set_summary_gets_a_section_with_its_quality_report() {
     // The round trip's row: passed, regenerated, dropped.
     assert!(h.contains("<td><code>round_trip</code></td>"), "no round-trip row");
     assert!(h.contains("<td class=\"n\">3</td><td class=\"n\">2</td><td class=\"n\">1</td>"), "counts");
+    // Follow-ups get their row too.
+    assert!(h.contains("<td><code>follow_up</code></td>"), "no follow-up row");
+    assert!(h.contains("<td class=\"n\">4</td><td class=\"n\">1</td><td class=\"n\">2</td>"), "follow-up counts");
     // Examples are escaped.
     assert!(h.contains("When did &lt;printing&gt; spread? -- the question does not find its source"));
     assert!(h.contains("Multi-hop questions kept as factual (one source holds the whole answer): 1."));

@@ -42,10 +42,14 @@ pub enum QueryType {
     MultipleChoice,
     /// Close to the collection but not answered by it (the system should abstain).
     Unanswerable,
+    /// The second turn of a conversation: a question that leans on the first one ("And how long
+    /// does it last?"), written for a kept question by [`crate::followup`], never a task type.
+    FollowUp,
 }
 
 impl QueryType {
-    /// Every type, in output order.
+    /// Every type a generation task can have, in output order ([`QueryType::FollowUp`] comes
+    /// with `--follow-ups` instead).
     pub const ALL: [QueryType; 6] = [
         QueryType::Factual,
         QueryType::MultiHop,
@@ -64,10 +68,11 @@ impl QueryType {
             QueryType::YesNo => "yes_no",
             QueryType::MultipleChoice => "multiple_choice",
             QueryType::Unanswerable => "unanswerable",
+            QueryType::FollowUp => "follow_up",
         }
     }
 
-    /// The type of a name (`multi-hop` and `multi_hop` both work).
+    /// The task type of a name (`multi-hop` and `multi_hop` both work).
     pub fn parse(name: &str) -> Option<Self> {
         let n = name.trim().replace('-', "_");
         Self::ALL.into_iter().find(|t| t.name() == n)
@@ -90,6 +95,9 @@ impl QueryType {
             _ => FieldKind::Text,
         };
         let mut fields = vec![("question", FieldKind::Text)];
+        if self == QueryType::FollowUp {
+            fields.push(("standalone", FieldKind::Text));
+        }
         if self == QueryType::MultipleChoice {
             fields.push(("options", FieldKind::Texts(4)));
         }
@@ -232,7 +240,11 @@ pub struct Generated {
 
 /// The generation parameters of attempt `attempt` (0: greedy; later: sampled with a new seed).
 pub fn attempt_params(task: &GenTask, options: &GenOptions, attempt: u32) -> GenParams {
-    let spec = task.spec();
+    spec_params(&task.spec(), options, attempt)
+}
+
+/// The generation parameters of attempt `attempt` of a reply with the fields `spec`.
+pub fn spec_params(spec: &ObjectSpec, options: &GenOptions, attempt: u32) -> GenParams {
     GenParams {
         max_tokens: options.max_tokens,
         temperature: if attempt == 0 { 0.0 } else { 0.8 },

@@ -5,7 +5,8 @@
 //! the judge model write questions of several types under a grammar ([`generate`], [`schema`]),
 //! regenerate those that fail a check of their own ([`standalone`], [`verify`]: the round trip
 //! to their source through [`bm25`] and embeddings, answerable, grounded, a reference that
-//! answers, unanswerable against the whole collection) and select the set ([`select`]).
+//! answers, unanswerable against the whole collection) and select the set ([`select`]); a share
+//! of the kept questions can get a follow-up, the second turn of a conversation ([`followup`]).
 #![deny(missing_docs)]
 // Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -15,6 +16,7 @@ pub mod chunk;
 pub mod cluster;
 pub mod corpus;
 pub mod error;
+pub mod followup;
 pub mod generate;
 pub mod job;
 pub mod pipeline;

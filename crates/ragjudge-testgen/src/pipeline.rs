@@ -1,5 +1,6 @@
 //! The whole of test generation as one call: collection -> chunks -> strata -> sample ->
-//! generation tasks -> questions -> selection -> question records with their strata in `meta`.
+//! generation tasks -> questions -> selection -> question records with their strata in `meta`,
+//! and, with [`TestgenSettings::follow_ups`], a follow-up turn after some of them ([`crate::followup`]).
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,7 @@ use serde_json::{json, Value};
 use crate::chunk::{chunk_documents, ChunkOptions, Chunking};
 use crate::corpus::{Corpus, Skip};
 use crate::error::TestgenError;
+use crate::followup::{follow_ups, FirstTurn};
 use crate::generate::{
     generate, question_text, reference_answer, task_prompt, GenOptions, GenTask, Generated, NearDuplicates, QueryType,
     LETTERS,
@@ -41,6 +43,31 @@ pub struct TestgenSettings {
     pub selection: SelectOptions,
     /// Embedding batch size.
     pub batch: usize,
+    /// Share of the kept answerable questions given a follow-up question (a second turn of the
+    /// same conversation), in [0, 1]; left out of the recorded settings when 0.
+    #[serde(skip_serializing_if = "no_follow_ups")]
+    pub follow_ups: f64,
+}
+
+fn no_follow_ups(share: &f64) -> bool {
+    *share == 0.0
+}
+
+impl TestgenSettings {
+    /// Refuses settings that cannot work: a share of follow-ups outside [0, 1], no query types,
+    /// no questions per chunk.
+    pub fn validate(&self) -> Result<(), TestgenError> {
+        if !(0.0..=1.0).contains(&self.follow_ups) {
+            return Err(TestgenError::Settings(format!(
+                "follow-ups must be a share of the questions between 0 and 1, got {}",
+                self.follow_ups
+            )));
+        }
+        if self.types.is_empty() || self.per_chunk == 0 {
+            return Err(TestgenError::Settings("no query types or no questions per chunk".into()));
+        }
+        Ok(())
+    }
 }
 
 impl Default for TestgenSettings {
@@ -55,6 +82,7 @@ impl Default for TestgenSettings {
             generation: GenOptions::default(),
             selection: SelectOptions::default(),
             batch: 32,
+            follow_ups: 0.0,
         }
     }
 }
@@ -93,6 +121,14 @@ pub struct CallEstimate {
     pub generation_prompt_tokens: u64,
     /// Tasks per query type.
     pub per_type: BTreeMap<String, usize>,
+    /// Follow-ups asked for at most (the share of the answerable tasks, as if every one were
+    /// kept); their calls are in the maxima above, not in the first attempts or the tokens.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub follow_ups_max: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One question that passed selection, as a record.
@@ -115,6 +151,9 @@ pub struct Rejected {
     pub reason: String,
     /// Raw replies of failed attempts.
     pub raw: Vec<(String, String)>,
+    /// For a follow-up: the id of the question it follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub follow_up_of: Option<String>,
 }
 
 /// Everything a run produced.
@@ -126,8 +165,10 @@ pub struct TestgenOutput {
     pub questions: Vec<Question>,
     /// Tasks without a kept question.
     pub rejected: Vec<Rejected>,
-    /// Generation attempts per task (failed and retried included).
+    /// Generation attempts per task (failed and retried included), follow-ups included.
     pub attempts: usize,
+    /// Follow-ups asked for (each a task beside the plan's).
+    pub follow_up_tasks: usize,
     /// What each check did to the tasks.
     pub quality: QualityReport,
 }
@@ -150,7 +191,7 @@ pub struct CheckCounts {
 pub struct QualityReport {
     /// Per check (`format`, `self_contained`, `model_call` at generation; `near_duplicate`,
     /// `answerable`, `grounded`, `per_topic` at selection), the tasks it passed, regenerated and
-    /// dropped.
+    /// dropped; `follow_up`: the follow-ups kept at once, kept after regenerating, and dropped.
     pub checks: BTreeMap<String, CheckCounts>,
     /// Up to three failures per check: the question (or the raw reply) and the reason.
     pub examples: BTreeMap<String, Vec<String>>,
@@ -373,9 +414,9 @@ impl Artifact for TopicsDocument {
 /// What a run kept and left out: per type and topic, rejections per reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestgenSummary {
-    /// Questions kept.
+    /// Questions kept (follow-ups included).
     pub questions: usize,
-    /// Generation tasks.
+    /// Generation tasks (follow-ups included).
     pub tasks: usize,
     /// Generation attempts (failed and retried included).
     pub attempts: usize,
@@ -465,7 +506,7 @@ impl TestgenOutput {
             self.plan.strata.topics.iter().map(|t| t.id.clone()).filter(|t| !per_topic.contains_key(t)).collect();
         TestgenSummary {
             questions: self.questions.len(),
-            tasks: self.plan.tasks.len(),
+            tasks: self.plan.tasks.len() + self.follow_up_tasks,
             attempts: self.attempts,
             rejected: self.rejected.len(),
             rejected_by_reason,
@@ -479,14 +520,12 @@ impl TestgenOutput {
 
 /// Chunks, embeds, stratifies and samples a collection, and lays out the generation tasks.
 pub fn plan(corpus: &Corpus, embedder: &dyn Embedder, settings: &TestgenSettings) -> Result<Plan, TestgenError> {
+    settings.validate()?;
     let chunking = chunk_documents(&corpus.documents, settings.chunk)?;
     let vectors = embed_chunks(embedder, &chunking.chunks, settings.batch)?;
     let strata = build_strata(&chunking.chunks, &vectors, &settings.strata)?;
     let names: Vec<String> = strata.assignment.iter().map(|&a| strata.topics[a].id.clone()).collect();
     let sample = stratified_sample(&names, &settings.sample)?;
-    if settings.types.is_empty() || settings.per_chunk == 0 {
-        return Err(TestgenError::Settings("no query types or no questions per chunk".into()));
-    }
     let mut tasks = Vec::new();
     let mut turn: BTreeMap<usize, usize> = BTreeMap::new();
     let mut yes_no = 0usize;
@@ -548,13 +587,18 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
         QueryType::Unanswerable => 1 + 2 * settings.selection.verify.unanswerable_chunks,
         _ => 2,
     };
+    // A follow-up's rewrite is checked as a factual question (two calls an attempt) and flagged.
+    let answerable = plan.tasks.iter().filter(|t| t.query_type != QueryType::Unanswerable).count();
+    let follow_ups = crate::followup::count(answerable, settings.follow_ups);
     CallEstimate {
         tasks: n,
         generation_calls: n,
-        generation_calls_max: n * attempts,
-        selection_calls_max: plan.tasks.iter().map(|t| attempts * per_attempt(t) + 1).sum(),
+        generation_calls_max: (n + follow_ups) * attempts,
+        selection_calls_max: plan.tasks.iter().map(|t| attempts * per_attempt(t) + 1).sum::<usize>()
+            + follow_ups * (attempts * 2 + 1),
         generation_prompt_tokens: tokens,
         per_type,
+        follow_ups_max: follow_ups,
     }
 }
 
@@ -578,7 +622,7 @@ pub fn run(
     let duplicates = NearDuplicates { embedder, max_similarity: settings.selection.max_similarity };
     let generated: Vec<Generated> =
         generate(judge, &plan.tasks, chunks, &settings.generation, Some(duplicates), &check);
-    let attempts = generated.iter().map(|g| g.attempts as usize).sum();
+    let attempts: usize = generated.iter().map(|g| g.attempts as usize).sum();
     let mut rejected = Vec::new();
     let mut candidates = Vec::new();
     let mut kept_replies: Vec<(usize, &Verified)> = Vec::new();
@@ -600,6 +644,7 @@ pub fn run(
                 question: None,
                 reason: format!("no valid reply in {} attempt(s)", g.attempts),
                 raw: g.failures.clone(),
+                follow_up_of: None,
             }),
         }
     }
@@ -617,6 +662,7 @@ pub fn run(
         }
     }
     let mut questions = Vec::new();
+    let mut firsts = Vec::new();
     for ((c, check), &(k, v)) in candidates.iter().zip(&checks).zip(&kept_replies) {
         let source_ids: Vec<String> = v.sources.iter().map(|&i| chunks[i].id.clone()).collect();
         if let Err(reason) = &check.verdict {
@@ -626,6 +672,7 @@ pub fn run(
                 question: Some(c.question.clone()),
                 reason: reason.clone(),
                 raw: Vec::new(),
+                follow_up_of: None,
             });
             continue;
         }
@@ -654,7 +701,19 @@ pub fn run(
                 "prompt_version": generated[k].prompt_version,
             }
         });
+        if v.query_type != QueryType::Unanswerable {
+            let first =
+                FirstTurn { index: questions.len(), record: record.clone(), sources: v.sources.clone(), lang: c.lang };
+            firsts.push(first);
+        }
         questions.push(Question { record });
+    }
+    let follow = follow_ups(judge, &verifier, &firsts, chunks, settings)?;
+    let questions = with_follow_ups(questions, follow.kept);
+    rejected.extend(follow.rejected);
+    if follow.tasks > 0 {
+        quality.checks.insert("follow_up".into(), follow.counts);
+        quality.examples.insert("follow_up".into(), follow.examples);
     }
     quality.topics = plan
         .topic_rows()
@@ -664,16 +723,34 @@ pub fn run(
             TopicCoverage { id: t.id, label: t.label, chunks: t.chunks, sampled: t.sampled, questions: kept }
         })
         .collect();
-    Ok(TestgenOutput { plan, questions, rejected, attempts, quality })
+    let attempts = attempts + follow.attempts;
+    Ok(TestgenOutput { plan, questions, rejected, attempts, follow_up_tasks: follow.tasks, quality })
 }
 
-/// `easy`, `medium` or `hard`: a base by type (factual and yes/no 1, multiple choice, inference
-/// and unanswerable 2, multi-hop 3), one more when fewer than half of the question's words occur
+/// The kept questions with each kept follow-up right after its first question, which becomes
+/// turn 1 of a conversation named by its id.
+fn with_follow_ups(questions: Vec<Question>, follow_ups: Vec<(usize, Value)>) -> Vec<Question> {
+    let mut after: BTreeMap<usize, Value> = follow_ups.into_iter().collect();
+    let mut out = Vec::with_capacity(questions.len() + after.len());
+    for (k, mut q) in questions.into_iter().enumerate() {
+        let follow_up = after.remove(&k);
+        if follow_up.is_some() {
+            q.record["meta"]["session_id"] = q.record["id"].clone();
+            q.record["meta"]["turn"] = json!(1);
+        }
+        out.push(q);
+        out.extend(follow_up.map(|record| Question { record }));
+    }
+    out
+}
+
+/// `easy`, `medium` or `hard`: a base by type (factual and yes/no 1, multiple choice, inference,
+/// unanswerable and follow-up 2, multi-hop 3), one more when fewer than half of the question's words occur
 /// in its sources (the question paraphrases rather than copies).
 pub fn difficulty(query_type: QueryType, question: &str, sources: &[String]) -> &'static str {
     let base = match query_type {
         QueryType::Factual | QueryType::YesNo => 1,
-        QueryType::MultipleChoice | QueryType::Inference | QueryType::Unanswerable => 2,
+        QueryType::MultipleChoice | QueryType::Inference | QueryType::Unanswerable | QueryType::FollowUp => 2,
         QueryType::MultiHop => 3,
     };
     let source: std::collections::HashSet<String> =

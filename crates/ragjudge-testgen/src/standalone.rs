@@ -59,6 +59,18 @@ fn names_something(word: &str) -> bool {
     word.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit() || "\"'“‘《".contains(c))
 }
 
+/// Why `question` points at the text it was written from ("the passage", "mentioned in the",
+/// 文中, 提到的), or `None`. This is the part of [`unresolved_reference`] that holds even in a
+/// conversation: a follow-up may say "it" for what the first turn named, but a user who never saw
+/// the passage still cannot speak of it.
+pub fn points_at_source(question: &str) -> Option<String> {
+    let r = rules();
+    if let Some(m) = r.text.find(question).or_else(|| r.mentioned.find(question)) {
+        return Some(format!("it refers to the source (\"{}\")", m.as_str().trim()));
+    }
+    r.text_zh.find(question).map(|m| format!("it refers to the source (\"{}\")", m.as_str()))
+}
+
 /// Why `question` cannot be asked by someone who never saw its source, or `None` when the rule
 /// finds nothing: it points at the source ("the passage", "mentioned in the", 文中, 提到的), names
 /// a generic thing without saying which ("the movie", "the team", 这部电影, 该协议, 该 before
@@ -66,13 +78,10 @@ fn names_something(word: &str) -> bool {
 /// that won the 2014 World Cup") or "of/by/on/called" and a name ("the city of Lyon") follows, or
 /// asks about "he", "she" or "they" with no one named before.
 pub fn unresolved_reference(question: &str) -> Option<String> {
+    if let Some(why) = points_at_source(question) {
+        return Some(why);
+    }
     let r = rules();
-    if let Some(m) = r.text.find(question).or_else(|| r.mentioned.find(question)) {
-        return Some(format!("it refers to the source (\"{}\")", m.as_str().trim()));
-    }
-    if let Some(m) = r.text_zh.find(question) {
-        return Some(format!("it refers to the source (\"{}\")", m.as_str()));
-    }
     if let Some(m) = r.generic_zh.find(question) {
         return Some(format!("\"{}\" does not say which", m.as_str()));
     }
@@ -161,6 +170,22 @@ mod tests {
         ] {
             assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");
         }
+    }
+
+    #[test]
+    fn a_follow_up_may_lean_on_the_conversation_but_not_on_the_passage() {
+        for q in ["And how long does it last?", "What did he find after that?", "那它的保护期有多长？"] {
+            assert_eq!(points_at_source(q), None, "wrongly caught: {q}");
+        }
+        assert_eq!(
+            unresolved_reference("What did he find after that?").unwrap(),
+            "a pronoun with no one named before it (\"What did he\")"
+        );
+        assert_eq!(
+            points_at_source("What else does the passage say about it?").unwrap(),
+            "it refers to the source (\"the passage\")"
+        );
+        assert_eq!(points_at_source("文中还提到了什么？").unwrap(), "it refers to the source (\"文中\")");
     }
 
     #[test]

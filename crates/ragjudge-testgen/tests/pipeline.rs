@@ -61,7 +61,9 @@ impl Judge for ScriptedJudge {
         let first_word = passage.split_whitespace().next().unwrap_or("it").to_string();
         let tail: Vec<&str> = passage.trim_end_matches('.').split_whitespace().rev().take(3).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        let text = if user.contains("one factual question") {
+        let text = if user.contains("ask next in the same conversation") {
+            follow_up(&first_word, &tail.join(" "), passage, params.temperature)
+        } else if user.contains("one factual question") {
             match params.seed {
                 0 => "Sure! Here is a question:".to_string(),
                 1 => format!(r#"{{"question": "What does it do?", "answer": "{passage}"}}"#),
@@ -116,6 +118,19 @@ impl Judge for ScriptedJudge {
     }
 }
 
+/// A follow-up to a question on `subject`'s passage, which ends in `tail`: on the volcano passages
+/// the greedy reply's follow-up is its own rewrite (so it must be regenerated), on the ocean
+/// passages the answer is never in the passage, on the others the reply is valid at once.
+fn follow_up(subject: &str, tail: &str, passage: &str, temperature: f32) -> String {
+    let standalone = format!("What else does {subject} do in {tail}?");
+    let (question, answer) = match subject {
+        "Volcanoes" if temperature == 0.0 => (standalone.as_str(), passage),
+        "Oceans" => ("And what else happens there?", "Bananas ripen slowly."),
+        _ => ("And what else happens there?", passage),
+    };
+    format!(r#"{{"question": "{question}", "standalone": "{standalone}", "answer": "{answer}"}}"#)
+}
+
 fn corpus() -> Corpus {
     let topics = [
         ("volcano", "Volcanoes erupt lava and ash. Magma rises through the crust. Eruptions change the land."),
@@ -151,6 +166,7 @@ fn settings(total: usize, types: Vec<QueryType>) -> TestgenSettings {
         generation: GenOptions { retries: 2, ..GenOptions::default() },
         selection: SelectOptions::default(),
         batch: 8,
+        follow_ups: 0.0,
     }
 }
 
@@ -274,4 +290,141 @@ fn the_job_writes_the_plan_and_the_questions_as_artifacts() {
     assert_eq!(summary.per_type.get("factual"), Some(&summary.questions));
     assert_eq!(summary.questions + summary.rejected, 12);
     assert_eq!(std::fs::read_to_string(side.join("rejected.jsonl")).unwrap().lines().count(), summary.rejected);
+}
+
+/// Twelve factual questions (one per chunk, four per topic) and follow-ups for a share of them.
+fn with_follow_ups(share: f64) -> (TestgenSettings, ragjudge_testgen::TestgenOutput) {
+    let s = TestgenSettings { follow_ups: share, ..settings(12, vec![QueryType::Factual]) };
+    let out = run(plan(&corpus(), &HashEmbedder, &s).unwrap(), &ScriptedJudge::default(), &HashEmbedder, &s).unwrap();
+    (s, out)
+}
+
+fn meta<'a>(q: &'a ragjudge_testgen::pipeline::Question, key: &str) -> &'a serde_json::Value {
+    &q.record["meta"][key]
+}
+
+#[test]
+fn a_kept_follow_up_comes_right_after_its_first_turn_as_turn_two() {
+    let (_, out) = with_follow_ups(1.0);
+    // By hand: the twelve factual questions are kept (each names its own note, so no two are
+    // near-duplicates: 7 of 8 words shared, cosine 0.875); every one is asked for a follow-up;
+    // the four on ocean passages are never grounded, the eight others are kept.
+    let follow: Vec<usize> =
+        (0..out.questions.len()).filter(|&k| meta(&out.questions[k], "query_type") == "follow_up").collect();
+    assert_eq!((out.questions.len(), follow.len()), (20, 8));
+    for &k in &follow {
+        let (first, f) = (&out.questions[k - 1].record, &out.questions[k].record);
+        let id = first["id"].as_str().unwrap();
+        assert_eq!(first["meta"]["query_type"], "factual");
+        assert_eq!(f["id"], format!("{id}-f1"));
+        assert_eq!(f["query"], "And what else happens there?");
+        let history = serde_json::json!([{"role": "user", "text": first["query"]}, {"role": "assistant", "text": first["reference"]}]);
+        assert_eq!(f["history"], history);
+        assert_eq!((&f["meta"]["session_id"], &f["meta"]["turn"]), (&first["id"], &serde_json::json!(2)));
+        assert_eq!((&first["meta"]["session_id"], &first["meta"]["turn"]), (&first["id"], &serde_json::json!(1)));
+        for key in ["source_ids", "source_docs", "topic", "topic_label", "lang"] {
+            assert_eq!(f["meta"][key], first["meta"][key], "{key}");
+        }
+        // The scripted rewrite of "What does SUBJECT do in NOTE?" is "What else does SUBJECT do
+        // in NOTE?", and the reference is the passage, which ends in that note.
+        let query = first["query"].as_str().unwrap();
+        assert_eq!(f["meta"]["standalone"], query.replacen("What does", "What else does", 1));
+        let note = query.rsplit(" in ").next().unwrap().trim_end_matches('?');
+        assert!(f["reference"].as_str().unwrap().ends_with(&format!("{note}.")), "{f}");
+        assert_eq!(f["meta"]["prompt_version"], "followup-en-v1");
+        assert_eq!(f["meta"]["needs_retrieval"], true);
+        // A follow-up's base difficulty is 2, one more when fewer than half of its words are in
+        // the passage: "And what else happens there" shares at most "and" with it: hard.
+        assert_eq!(f["meta"]["difficulty"], "hard");
+    }
+    // Questions without a kept follow-up stay on their own.
+    let alone = out.questions.iter().filter(|q| meta(q, "session_id").is_null()).count();
+    assert_eq!(alone, 4);
+    let summary = out.summary();
+    assert_eq!((summary.per_type["factual"], summary.per_type["follow_up"]), (12, 8));
+    assert_eq!(out.quality.topics.iter().map(|t| t.questions).sum::<usize>(), 20);
+}
+
+#[test]
+fn a_follow_up_whose_rewrite_is_not_grounded_is_retried_then_counted_as_rejected() {
+    let (s, out) = with_follow_ups(1.0);
+    let rejected: Vec<_> = out.rejected.iter().filter(|r| r.query_type == QueryType::FollowUp).collect();
+    assert_eq!(rejected.len(), 4);
+    for r in &rejected {
+        let first = r.follow_up_of.as_deref().unwrap();
+        assert!(first.starts_with("tg"), "{first}");
+        assert!(
+            r.reason.starts_with(
+                "no valid follow-up in 3 attempt(s): the reference answer is not grounded in the source (grounding"
+            ),
+            "{}",
+            r.reason
+        );
+        assert_eq!(r.raw.len(), 3);
+        assert!(r.raw.iter().all(|(raw, _)| raw.contains("Bananas ripen slowly.")));
+        assert!(r.source_ids[0].starts_with("ocean"), "{:?}", r.source_ids);
+    }
+    // Forest follow-ups pass at once, volcano ones after their greedy reply failed the wording
+    // check, ocean ones never.
+    assert_eq!(out.quality.checks["follow_up"], CheckCounts { passed: 4, regenerated: 4, dropped: 4 });
+    assert!(out.quality.examples["follow_up"].iter().any(|e| e.ends_with("it is its own standalone rewrite")));
+    // Tasks: 12 questions and 12 follow-ups; attempts: 3 per factual question (garbage, too
+    // vague, valid), follow-ups 4 x 1 + 4 x 2 + 4 x 3.
+    let summary = out.summary();
+    assert_eq!((summary.tasks, summary.questions, summary.rejected), (24, 20, 4));
+    assert_eq!(summary.attempts, 12 * 3 + 4 + 8 + 12);
+    assert_eq!(
+        summary.rejected_by_reason
+            ["no valid follow-up in 3 attempt(s): the reference answer is not grounded in the source"],
+        4
+    );
+    // The estimate: twelve follow-ups at most, three attempts each of one generation and two
+    // checks, and one closed-book flag: (12 + 12) x 3 generations; 12 x (3 x 2 + 1) twice.
+    let e = estimate(&plan(&corpus(), &HashEmbedder, &s).unwrap(), &s);
+    assert_eq!((e.follow_ups_max, e.generation_calls_max, e.selection_calls_max), (12, 72, 168));
+}
+
+#[test]
+fn no_follow_ups_leave_the_questions_and_the_summary_as_they_were() {
+    let (none_settings, none) = with_follow_ups(0.0);
+    let (_, all) = with_follow_ups(1.0);
+    let line = |q: &ragjudge_testgen::pipeline::Question| serde_json::to_string(&q.record).unwrap();
+    // The first turns of the run with follow-ups, without them and their conversation fields.
+    let stripped: Vec<String> = all
+        .questions
+        .iter()
+        .filter(|q| meta(q, "query_type") != "follow_up")
+        .map(|q| {
+            let mut q = q.clone();
+            let m = q.record["meta"].as_object_mut().unwrap();
+            m.remove("session_id");
+            m.remove("turn");
+            line(&q)
+        })
+        .collect();
+    let plain: Vec<String> = none.questions.iter().map(line).collect();
+    assert_eq!(plain, stripped);
+    assert!(plain.iter().all(|l| !l.contains("session_id") && !l.contains("history") && !l.contains("\"turn\"")));
+    assert!(none.rejected.iter().all(|r| r.follow_up_of.is_none()));
+    // ("follow" alone is a word of the ocean passages: "Tides follow the moon".)
+    let mentions = |json: String| json.contains("follow_up") || json.contains("follow-up");
+    let summary = serde_json::to_string(&none.summary()).unwrap();
+    assert!(!mentions(summary.clone()), "{summary}");
+    assert_eq!(none.summary().tasks, 12);
+    // Nor do the recorded settings or the estimate mention them.
+    assert!(!mentions(serde_json::to_string(&none_settings).unwrap()));
+    let e = estimate(&plan(&corpus(), &HashEmbedder, &none_settings).unwrap(), &none_settings);
+    assert!(!mentions(serde_json::to_string(&e).unwrap()));
+}
+
+#[test]
+fn a_share_of_follow_ups_outside_zero_to_one_is_refused() {
+    for (share, shown) in [(1.5, "1.5"), (-0.1, "-0.1"), (f64::NAN, "NaN")] {
+        let s = TestgenSettings { follow_ups: share, ..settings(12, vec![QueryType::Factual]) };
+        let e = plan(&corpus(), &HashEmbedder, &s).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("invalid settings: follow-ups must be a share of the questions between 0 and 1, got {shown}")
+        );
+    }
 }

@@ -8,7 +8,7 @@ use crate::inputs::Input;
 use std::fmt::Write as _;
 
 /// What each check asks, in the order they run.
-const CHECKS: [(&str, &str); 10] = [
+const CHECKS: [(&str, &str); 11] = [
     ("format", "the reply is the JSON object asked for (fields, option count, answer letter)"),
     ("self_contained", "the question does not point at the passage or leave \"the film\" or \"he\" unresolved (English and Chinese forms)"),
     ("near_duplicate", "the question is not nearly a question kept before it"),
@@ -19,6 +19,7 @@ const CHECKS: [(&str, &str); 10] = [
     ("unanswerable", "no retrieved chunk is nearly the question and the judge finds the answer in none"),
     ("model_call", "the model and check calls succeeded"),
     ("per_topic", "the topic has room left"),
+    ("follow_up", "a follow-up leans on the first turn without pointing at the passage; its standalone rewrite stands on its own and passes the checks of a factual question"),
 ];
 
 /// One part per test-set summary read.

@@ -112,12 +112,16 @@ pub fn run(args: &CollectArgs) -> Result<()> {
     progress.finish();
     let s = summary?;
     let ms = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.0}"));
+    let not_asked = match s.not_asked {
+        0 => String::new(),
+        n => format!(" ({n} not asked: an earlier turn of their conversation failed)"),
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
     } else {
         println!(
-            "{} of {} questions answered ({} from the cache, {} asked in {} calls); {} failed; {} answers without passages; latency p50 {} ms, p95 {} ms; {}",
-            s.answered, s.questions, s.from_cache, s.asked, s.calls, s.failed, s.without_contexts,
+            "{} of {} questions answered ({} from the cache, {} asked in {} calls); {} failed{}; {} answers without passages; latency p50 {} ms, p95 {} ms; {}",
+            s.answered, s.questions, s.from_cache, s.asked, s.calls, s.failed, not_asked, s.without_contexts,
             ms(s.latency_ms.p50), ms(s.latency_ms.p95), args.output.display()
         );
     }

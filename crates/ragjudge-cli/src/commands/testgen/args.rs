@@ -93,6 +93,10 @@ pub struct TestgenArgs {
     /// Further attempts after a reply that fails its check.
     #[arg(long, default_value_t = 2)]
     pub retries: u32,
+    /// Share of the kept answerable questions (0 to 1) given a follow-up: the question a user
+    /// would ask next, written right after it as turn 2 of a conversation (`meta.session_id`).
+    #[arg(long, value_name = "F", default_value_t = 0.0)]
+    pub follow_ups: f64,
     /// Seed of sampling, clustering and generation.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -44,7 +44,7 @@ pub(crate) fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
         }),
         Clusterer::Dbscan => ClusterMethod::Dbscan { eps: args.eps, min_points: args.min_points },
     };
-    Ok(TestgenSettings {
+    let settings = TestgenSettings {
         chunk: ChunkOptions { max_tokens: args.chunk_tokens, overlap_sentences: args.overlap },
         strata: StrataOptions { dims: args.dims, method, top_terms: 8 },
         sample: SampleOptions { total: args.sample, allocation, min_per_stratum: args.min_per_topic, seed: args.seed },
@@ -57,7 +57,10 @@ pub(crate) fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
             ..SelectOptions::default()
         },
         batch: 32,
-    })
+        follow_ups: args.follow_ups,
+    };
+    settings.validate()?;
+    Ok(settings)
 }
 
 /// The `--json` summary: the run's summary and its wall time.
