@@ -97,17 +97,34 @@ fn wording(text: &str) -> Vec<String> {
     words(text).into_iter().map(str::to_lowercase).collect()
 }
 
-/// The wording checks of a follow-up reply to `first_question`: the follow-up does not speak of
-/// the passage and is neither the first question again nor its own standalone rewrite (then it
-/// would not lean on the first turn), and the rewrite stands on its own.
-pub fn check_wording(first_question: &str, item: &Map<String, Value>) -> Result<(), String> {
+/// Whether `text` is worded as a question: it ends with a question mark (ASCII or full-width).
+fn is_question(text: &str) -> bool {
+    text.trim_end().ends_with(['?', '\u{ff1f}'])
+}
+
+/// The wording checks of a follow-up reply to the first turn (`first_question`, answered by
+/// `first_answer`): the follow-up does not speak of the passage; the follow-up and its standalone
+/// rewrite are questions (a small model tends to put an answer in the rewrite's place), neither is
+/// the first question again, and the follow-up is not its own rewrite (then it would not lean on
+/// the first turn); the rewrite stands on its own; and the answer asks for something new (not
+/// every one of its words already in the first turn).
+pub fn check_wording(first_question: &str, first_answer: &str, item: &Map<String, Value>) -> Result<(), String> {
     let text = |field: &str| item.get(field).and_then(Value::as_str).unwrap_or_default();
-    let (follow_up, standalone) = (text("question"), text("standalone"));
+    let (follow_up, standalone, answer) = (text("question"), text("standalone"), text("answer"));
     if let Some(why) = points_at_source(follow_up) {
         return Err(format!("the follow-up is not self-contained: {why}"));
     }
-    if wording(follow_up) == wording(first_question) {
+    if !is_question(follow_up) || !is_question(standalone) {
+        return Err("the follow-up and its standalone rewrite must both be questions".into());
+    }
+    if wording(follow_up) == wording(first_question) || wording(standalone) == wording(first_question) {
         return Err("the follow-up repeats the first question".into());
+    }
+    let known: std::collections::HashSet<String> =
+        wording(first_question).into_iter().chain(wording(first_answer)).collect();
+    let new_words = wording(answer).into_iter().filter(|w| !known.contains(w)).count();
+    if new_words == 0 {
+        return Err("the follow-up's answer is already in the first turn".into());
     }
     if wording(follow_up) == wording(standalone) {
         return Err("the follow-up does not lean on the first turn: it is its own standalone rewrite".into());
@@ -228,7 +245,7 @@ pub fn follow_ups(
         .collect();
     let verify_reply = |i: usize, item: &Map<String, Value>| {
         let first = &picked[i];
-        check_wording(first.text("query"), item)?;
+        check_wording(first.text("query"), first.text("reference"), item)?;
         let standalone = json!({"question": item.get("standalone"), "answer": item.get("answer")});
         let standalone = standalone.as_object().cloned().unwrap_or_default();
         match verifier.verify(QueryType::Factual, &first.sources, &standalone) {
@@ -326,25 +343,43 @@ mod tests {
     }
 
     fn item(question: &str, standalone: &str) -> Map<String, Value> {
-        json!({"question": question, "standalone": standalone, "answer": "x"}).as_object().cloned().unwrap()
+        json!({"question": question, "standalone": standalone, "answer": "In Mainz."}).as_object().cloned().unwrap()
     }
 
     #[test]
     fn a_follow_up_must_lean_on_the_first_turn_and_its_rewrite_stand_alone() {
         let first = "When did Johannes Gutenberg build his printing press?";
+        let answer = "Around 1440.";
         let ok = item("And where did he build it?", "Where did Johannes Gutenberg build his printing press?");
-        assert_eq!(check_wording(first, &ok), Ok(()));
+        assert_eq!(check_wording(first, answer, &ok), Ok(()));
         let cases = [
             (
                 item("What else does the passage say about it?", "What else did Gutenberg build?"),
                 "the follow-up is not self-contained: it refers to the source (\"the passage\")",
             ),
             (
-                item("when did Johannes Gutenberg build his printing press", "Where did Gutenberg print?"),
+                item("when did Johannes Gutenberg build his printing press?", "Where did Gutenberg print?"),
+                "the follow-up repeats the first question",
+            ),
+            // Seen from a small model: the rewrite repeats the first question, or holds an answer.
+            (
+                item("What are the main reasons for it?", "When did Johannes Gutenberg build his printing press?"),
                 "the follow-up repeats the first question",
             ),
             (
-                item("Where did Gutenberg print?", "Where did Gutenberg print"),
+                item("What is the origin of the Gutenberg Bible?", "It was printed in Mainz."),
+                "the follow-up and its standalone rewrite must both be questions",
+            ),
+            (
+                json!({"question": "And when was that?", "standalone": "When did Gutenberg build his printing press?",
+                       "answer": "around 1440"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+                "the follow-up's answer is already in the first turn",
+            ),
+            (
+                item("Where did Gutenberg print?", "Where did Gutenberg print?"),
                 "the follow-up does not lean on the first turn: it is its own standalone rewrite",
             ),
             (
@@ -353,7 +388,7 @@ mod tests {
             ),
         ];
         for (reply, want) in cases {
-            assert_eq!(check_wording(first, &reply).unwrap_err(), want);
+            assert_eq!(check_wording(first, answer, &reply).unwrap_err(), want);
         }
     }
 

@@ -67,9 +67,11 @@ impl Judge for ScriptedJudge {
             match params.seed {
                 0 => "Sure! Here is a question:".to_string(),
                 1 => format!(r#"{{"question": "What does it do?", "answer": "{passage}"}}"#),
+                // The first sentence: a follow-up then has the rest of the passage to ask about.
                 _ => format!(
-                    r#"{{"question": "What does {first_word} do in {}?", "answer": "{passage}"}}"#,
-                    tail.join(" ")
+                    r#"{{"question": "What does {first_word} do in {}?", "answer": "{}."}}"#,
+                    tail.join(" "),
+                    passage.split('.').next().unwrap_or_default()
                 ),
             }
         } else if user.contains("yes/no question") {
