@@ -172,14 +172,7 @@ pub fn render_consistency(report: &ConsistencyReport) -> String {
     let mut queries = vec!["queries with runs".to_string()];
     queries.extend(report.systems.iter().map(|s| s.queries.to_string()));
     rows.push(queries);
-    let widths: Vec<usize> =
-        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for row in &rows {
-        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
+    let mut out = super::aligned(&rows);
     if report.skipped_groups > 0 {
         out.push_str(&format!("({} queries with fewer than 3 runs left out)\n", report.skipped_groups));
     }

@@ -116,13 +116,7 @@ pub fn render_conversations(report: &ConversationReport) -> String {
     let mut counts = vec!["conversations (turns)".to_string()];
     counts.extend(report.systems.iter().map(|s| format!("{} ({})", s.conversations, s.turns)));
     rows.push(counts);
-    let widths: Vec<usize> =
-        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for row in &rows {
-        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-    }
+    let mut out = super::aligned(&rows);
     if report.outside > 0 {
         let _ = writeln!(out, "({} turns name no conversation and are left out)", report.outside);
     }
