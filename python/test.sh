@@ -14,7 +14,7 @@ rm -rf "$venv"
 python3 -m venv "$venv"
 export PATH="$venv/bin:$PATH"   # the build backend runs the `maturin` binary
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    maturin==1.16.0 pytest==9.2.0 pandas==2.3.3 mypy==2.4.1
+    maturin==1.16.0 pytest==9.2.0 pandas==2.3.3 mypy==2.4.1 pyarrow==24.0.0 "ray[data]==2.60.0"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation "$root/python"
 # From the repository root, so that `import ragjudge` finds the installed package, not python/ragjudge.
 cd "$root"

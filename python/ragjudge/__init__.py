@@ -282,11 +282,11 @@ def score(
     )
     if _is_paths(data):
         paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-        out = _native.score(paths=[os.fspath(p) for p in paths], **opts)
+        out = _native.score(paths=[os.fspath(p) for p in paths], options=_native.ScoreOptions(**opts))
     else:
         if system is None:
             opts["system"] = "records"
-        out = _native.score(records=_json_lines(data), **opts)
+        out = _native.score(records=_json_lines(data), options=_native.ScoreOptions(**opts))
     return ScoreResult(
         columns=list(out["columns"]),
         summary_report=json.loads(out["summary"]),

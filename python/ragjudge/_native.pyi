@@ -1,9 +1,12 @@
 """Type stubs of ragjudge._native, the compiled engine bindings (see ragjudge/__init__.py)."""
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
 
 __all__ = [
+    "ArrowBatch",
+    "BatchScorer",
     "RecordError",
+    "ScoreOptions",
     "__version__",
     "calibrate_apply",
     "calibrate_fit",
@@ -13,6 +16,8 @@ __all__ = [
     "metric_families",
     "read_definitions",
     "score",
+    "summary_from_states",
+    "summary_state",
     "testgen",
     "tournament",
     "weakness",
@@ -26,36 +31,65 @@ class RecordError(ValueError):
     line: Optional[int]
 
 def metric_families() -> List[str]: ...
+@final
+class ScoreOptions:
+    """`score`'s settings, parsed and checked once."""
+
+    def __new__(
+        cls,
+        *,
+        metrics: Sequence[str] = ...,
+        system: Optional[str] = None,
+        format: str = "auto",
+        skip_invalid: bool = False,
+        bootstrap: int = 1000,
+        seed: int = 0,
+        threads: Optional[int] = None,
+        k: Sequence[int] = ...,
+        relevance_threshold: float = 2.0,
+        skip_short_lists: bool = False,
+        rouge_stemmer: bool = False,
+        lang: str = "en",
+        zh_rouge: str = "jieba",
+        ciu_c_char: float = 0.005,
+        ciu_position: bool = True,
+        ciu_frequency: bool = True,
+        ciu_effort: bool = True,
+        ruber_model: Optional[str] = None,
+        embedder: str = ...,
+        nli: Optional[str] = None,
+        pii_model: str = ...,
+        batch_size: int = 32,
+        judge: str = ...,
+        cache: Optional[str] = None,
+        no_cache: bool = False,
+    ) -> "ScoreOptions": ...
+
 def score(
     records: Optional[Sequence[str]] = None,
     paths: Optional[Sequence[str]] = None,
     *,
-    metrics: Sequence[str] = ...,
-    system: Optional[str] = None,
-    format: str = "auto",
-    skip_invalid: bool = False,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    k: Sequence[int] = ...,
-    relevance_threshold: float = 2.0,
-    skip_short_lists: bool = False,
-    rouge_stemmer: bool = False,
-    lang: str = "en",
-    zh_rouge: str = "jieba",
-    ciu_c_char: float = 0.005,
-    ciu_position: bool = True,
-    ciu_frequency: bool = True,
-    ciu_effort: bool = True,
-    ruber_model: Optional[str] = None,
-    embedder: str = ...,
-    nli: Optional[str] = None,
-    pii_model: str = ...,
-    batch_size: int = 32,
-    judge: str = ...,
-    cache: Optional[str] = None,
-    no_cache: bool = False,
+    options: ScoreOptions,
 ) -> Dict[str, Any]: ...
+
+@final
+class ArrowBatch:
+    """Score rows as one Arrow record batch (``pyarrow.record_batch(x)`` takes it)."""
+
+    def __arrow_c_array__(self, requested_schema: Optional[Any] = None) -> Tuple[Any, Any]: ...
+    def __len__(self) -> int: ...
+
+@final
+class BatchScorer:
+    """`score`'s metrics built once, scoring one Arrow block at a time (a Ray Data worker)."""
+
+    columns: List[str]
+
+    def __new__(cls, options: ScoreOptions, *, detail: bool = False) -> "BatchScorer": ...
+    def score(self, data: Any, first_row: int = 1) -> ArrowBatch: ...
+
+def summary_state(data: Any, *, bootstrap: int = 1000, seed: int = 0) -> str: ...
+def summary_from_states(states: Sequence[str], *, level: float = 0.95) -> Dict[str, Any]: ...
 def calibrate_fit(
     x: Sequence[Sequence[float]],
     y: Sequence[float],

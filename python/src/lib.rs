@@ -1,8 +1,9 @@
 //! `ragjudge._native`: the Python bindings of the ragjudge engine. Thin on purpose: records go
 //! to `ragjudge_eval::Evaluator` (scoring), `ragjudge_dice` (pairwise judging),
 //! `ragjudge_stats::calibration` (calibration), `ragjudge_fusion` (metric fusion),
-//! `ragjudge_testgen` (test generation) and `ragjudge_analysis` (weakness); the pure-Python
-//! `ragjudge` package around it builds the pandas DataFrames.
+//! `ragjudge_testgen` (test generation), `ragjudge_analysis` (weakness) and, for Ray Data,
+//! `ragjudge_eval::batches` over Arrow blocks (`ray`); the pure-Python `ragjudge` package around
+//! it builds the pandas DataFrames.
 //!
 //! Every long computation runs with the GIL released (`Python::detach`), so other Python threads
 //! go on while records are scored or judged.
@@ -13,6 +14,7 @@ mod defaults;
 mod dice;
 mod error;
 mod fuse;
+mod ray;
 mod score;
 mod testgen;
 mod weakness;
@@ -26,6 +28,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(score::score, m)?)?;
     m.add_function(wrap_pyfunction!(score::metric_families, m)?)?;
+    m.add_class::<score::ScoreOptions>()?;
+    m.add_class::<ray::BatchScorer>()?;
+    m.add_class::<ray::ArrowBatch>()?;
+    m.add_function(wrap_pyfunction!(ray::summary_state, m)?)?;
+    m.add_function(wrap_pyfunction!(ray::summary_from_states, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate::calibrate_fit, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate::calibrate_apply, m)?)?;
     m.add_function(wrap_pyfunction!(fuse::fuse_fit, m)?)?;

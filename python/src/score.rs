@@ -68,75 +68,99 @@ fn parse_format(name: &str) -> PyResult<Format> {
     name.parse::<Format>().map_err(crate::error::value_error)
 }
 
+/// `score`'s settings (every keyword of `ragjudge.score` past the data), parsed and checked once;
+/// [`score`] and each `ragjudge.ray` worker's [`crate::ray::BatchScorer`] are built from them.
+#[pyclass(frozen, module = "ragjudge._native")]
+pub struct ScoreOptions {
+    pub(crate) metrics: Vec<String>,
+    pub(crate) settings: MetricSettings,
+    pub(crate) models: ModelSettings,
+    pub(crate) eval: EvalSettings,
+}
+
+#[pymethods]
+impl ScoreOptions {
+    #[new]
+    #[pyo3(signature = (
+        *, metrics=vec!["lexical".to_string(), "ciu".to_string(), "retrieval".to_string()],
+        system=None, format="auto", skip_invalid=false, bootstrap=1000, seed=0, threads=None,
+        k=MetricSettings::default().retrieval.ks, relevance_threshold=2.0, skip_short_lists=false, rouge_stemmer=false,
+        lang="en", zh_rouge="jieba",
+        ciu_c_char=0.005, ciu_position=true, ciu_frequency=true, ciu_effort=true, ruber_model=None,
+        embedder=ModelSettings::default().embedder, nli=None, pii_model=ModelSettings::default().pii_model,
+        batch_size=32, judge=ModelSettings::default().judge.spec, cache=None, no_cache=false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        metrics: Vec<String>,
+        system: Option<String>,
+        format: &str,
+        skip_invalid: bool,
+        bootstrap: usize,
+        seed: u64,
+        threads: Option<usize>,
+        k: Vec<usize>,
+        relevance_threshold: f64,
+        skip_short_lists: bool,
+        rouge_stemmer: bool,
+        lang: &str,
+        zh_rouge: &str,
+        ciu_c_char: f64,
+        ciu_position: bool,
+        ciu_frequency: bool,
+        ciu_effort: bool,
+        ruber_model: Option<PathBuf>,
+        embedder: String,
+        nli: Option<String>,
+        pii_model: String,
+        batch_size: usize,
+        judge: String,
+        cache: Option<PathBuf>,
+        no_cache: bool,
+    ) -> PyResult<Self> {
+        let settings = MetricSettings {
+            lexical: LexicalSettings { rouge_stemmer, lang: parse_lang(lang)?, zh_rouge: parse_zh_rouge(zh_rouge)? },
+            ciu: CiuSettings {
+                c_char: ciu_c_char,
+                position_discount: ciu_position,
+                frequency_discount: ciu_frequency,
+                effort: ciu_effort,
+            },
+            retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists, ..RetrievalSettings::default() },
+            semantic: SemanticSettings { ruber_model },
+            ..MetricSettings::default()
+        };
+        let models = ModelSettings {
+            embedder,
+            nli,
+            pii_model,
+            encoder: EncoderSettings { batch_size, threads, ..EncoderSettings::default() },
+            judge: crate::error::judge_settings(judge, cache, no_cache, threads),
+        };
+        let read = ReadOptions { format: parse_format(format)?, default_system: system, ..ReadOptions::default() };
+        let eval = EvalSettings { read, skip_invalid, bootstrap, seed, threads, ..EvalSettings::default() };
+        Ok(Self { metrics, settings, models, eval })
+    }
+}
+
 /// Scores `records` (JSON objects, one per string; our layout or RAGAS keys) or the files
-/// `paths`, and returns a dict of columns: `id`, `system`, `run`, `values` (one list per metric
-/// column), `error`, `detail` (JSON text per row), `columns`, `summary` (JSON text of the
-/// per-system summary), `table` (the summary as `ragjudge score` prints it), `warnings`,
-/// `definitions` (JSON text: how each column was computed, as `score -o` writes beside a file).
+/// `paths` under `options`, and returns a dict of columns: `id`, `system`, `run`, `values` (one
+/// list per metric column), `error`, `detail` (JSON text per row), `columns`, `summary` (JSON
+/// text of the per-system summary), `table` (the summary as `ragjudge score` prints it),
+/// `warnings`, `definitions` (JSON text: how each column was computed, as `score -o` writes
+/// beside a file).
 #[pyfunction]
-#[pyo3(signature = (
-    records=None, paths=None, *, metrics=vec!["lexical".to_string(), "ciu".to_string(), "retrieval".to_string()],
-    system=None, format="auto", skip_invalid=false, bootstrap=1000, seed=0, threads=None,
-    k=MetricSettings::default().retrieval.ks, relevance_threshold=2.0, skip_short_lists=false, rouge_stemmer=false,
-    lang="en", zh_rouge="jieba",
-    ciu_c_char=0.005, ciu_position=true, ciu_frequency=true, ciu_effort=true, ruber_model=None,
-    embedder=ModelSettings::default().embedder, nli=None, pii_model=ModelSettings::default().pii_model,
-    batch_size=32, judge=ModelSettings::default().judge.spec, cache=None, no_cache=false
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (records=None, paths=None, *, options))]
 pub fn score(
     py: Python<'_>,
     records: Option<Vec<String>>,
     paths: Option<Vec<PathBuf>>,
-    metrics: Vec<String>,
-    system: Option<String>,
-    format: &str,
-    skip_invalid: bool,
-    bootstrap: usize,
-    seed: u64,
-    threads: Option<usize>,
-    k: Vec<usize>,
-    relevance_threshold: f64,
-    skip_short_lists: bool,
-    rouge_stemmer: bool,
-    lang: &str,
-    zh_rouge: &str,
-    ciu_c_char: f64,
-    ciu_position: bool,
-    ciu_frequency: bool,
-    ciu_effort: bool,
-    ruber_model: Option<PathBuf>,
-    embedder: String,
-    nli: Option<String>,
-    pii_model: String,
-    batch_size: usize,
-    judge: String,
-    cache: Option<PathBuf>,
-    no_cache: bool,
+    options: PyRef<'_, ScoreOptions>,
 ) -> PyResult<Py<PyDict>> {
     let origin = if paths.is_some() { Origin::Files } else { Origin::Memory };
-    let mut settings = MetricSettings {
-        lexical: LexicalSettings { rouge_stemmer, lang: parse_lang(lang)?, zh_rouge: parse_zh_rouge(zh_rouge)? },
-        ciu: CiuSettings {
-            c_char: ciu_c_char,
-            position_discount: ciu_position,
-            frequency_discount: ciu_frequency,
-            effort: ciu_effort,
-        },
-        retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists, ..RetrievalSettings::default() },
-        semantic: SemanticSettings { ruber_model },
-        ..MetricSettings::default()
-    };
-    let models = ModelSettings {
-        embedder,
-        nli,
-        pii_model,
-        encoder: EncoderSettings { batch_size, threads, ..EncoderSettings::default() },
-        judge: crate::error::judge_settings(judge, cache, no_cache, threads),
-    };
-    let read = ReadOptions { format: parse_format(format)?, default_system: system, ..ReadOptions::default() };
-    let eval = EvalSettings { read: read.clone(), skip_invalid, bootstrap, seed, threads, ..EvalSettings::default() };
-    // Nothing below touches a Python object: the GIL is released while records are scored.
+    let (metrics, mut settings, models, eval) =
+        (options.metrics.clone(), options.settings.clone(), options.models.clone(), options.eval.clone());
+    let read = eval.read.clone();
     let scored = py.detach(move || -> Result<Scored, EvalError> {
         let names = split_arguments(&metrics, &mut settings)?;
         let models = Arc::new(ModelSet::new(models));

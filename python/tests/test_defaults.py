@@ -29,10 +29,18 @@ NOT_SETTINGS = {
 }
 
 
+# Jobs whose settings a class of options takes (its constructor), not the function itself.
+OPTIONS = {"score": "ScoreOptions"}
+
+
 def stub_defaults(name):
     """The stub's defaults of `name` as Python values (`...` where the stub leaves it open)."""
     tree = ast.parse(STUB.read_text())
-    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    if name in OPTIONS:
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == OPTIONS[name])
+        node = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__new__")
+    else:
+        node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
     args = node.args
     positional = args.args[len(args.args) - len(args.defaults):]
     pairs = list(zip(positional, args.defaults)) + [
@@ -61,7 +69,7 @@ def mismatches(name, signature, stub):
 
 
 def signature_defaults(name):
-    params = inspect.signature(getattr(_native, name)).parameters.items()
+    params = inspect.signature(getattr(_native, OPTIONS.get(name, name))).parameters.items()
     return {k: (... if p.default is p.empty else p.default) for k, p in params}
 
 

@@ -27,7 +27,8 @@ def test_a_second_thread_runs_while_records_are_scored():
         t.start()
         try:
             t0 = time.perf_counter()
-            out = _native.score(records=records, metrics=["lexical", "ciu"], bootstrap=2000, threads=1)
+            options = _native.ScoreOptions(metrics=["lexical", "ciu"], bootstrap=2000, threads=1)
+            out = _native.score(records=records, options=options)
             t1 = time.perf_counter()
         finally:
             stop.set()

@@ -64,6 +64,8 @@ pub enum Command {
     Serve(commands::serve::ServeArgs),
     /// Join the outputs of `score --shard i/n` into one score file and one summary.
     Merge(commands::merge::MergeArgs),
+    /// Combine the call caches of workers that judged disjoint shards, so one run replays every judgement.
+    MergeCaches(commands::merge_caches::MergeCachesArgs),
     /// Human labels in a local web page: plan what to label, serve the page, export the label files.
     Annotate(commands::annotate::AnnotateArgs),
     /// Production traces (OTLP GenAI / OpenInference spans, Langfuse exports) into records: one per trace, conversations by session, agent steps.
@@ -100,6 +102,7 @@ impl Command {
             Command::Collect(a) => commands::collect::run(a),
             Command::Serve(a) => commands::serve::run(a),
             Command::Merge(a) => commands::merge::run(a),
+            Command::MergeCaches(a) => commands::merge_caches::run(a),
             Command::Annotate(a) => commands::annotate::run(a),
             Command::Validate(a) => commands::validate::run(a),
             Command::Import(a) => commands::import::run(a),

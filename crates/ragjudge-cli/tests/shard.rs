@@ -221,3 +221,26 @@ fn perturb_shards_split_the_questions_and_add_up_to_one_run() {
     assert!(a.is_disjoint(&b));
     assert_eq!(a.union(&b).cloned().collect::<BTreeSet<_>>(), all);
 }
+
+#[test]
+fn merge_caches_adds_each_workers_calls_once_and_refuses_bad_inputs() {
+    use ragjudge_store::CallCache;
+    let dir = tempfile::tempdir().unwrap();
+    let (w1, w2, all) = (dir.path().join("w1.sqlite"), dir.path().join("w2.sqlite"), dir.path().join("all.sqlite"));
+    let c1 = CallCache::open(&w1).unwrap();
+    c1.put("a", &serde_json::json!(1)).unwrap();
+    c1.put("b", &serde_json::json!(2)).unwrap();
+    let c2 = CallCache::open(&w2).unwrap();
+    c2.put("b", &serde_json::json!(2)).unwrap();
+    c2.put("c", &serde_json::json!(3)).unwrap();
+    drop((c1, c2));
+    let (p1, p2, pa) = (w1.to_str().unwrap(), w2.to_str().unwrap(), all.to_str().unwrap());
+    let o = ragjudge(&["merge-caches", p1, p2, "--into", pa]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{p1}: 2 new entries\n{p2}: 1 new entries\n{pa}: 3 entries\n"));
+    let o = ragjudge(&["merge-caches", p1, p2, "--into", pa]);
+    assert!(stdout(&o).ends_with(&format!("{pa}: 3 entries\n")) && stdout(&o).contains(": 0 new entries"));
+    let missing = dir.path().join("nope.sqlite");
+    assert_one_line_error(&ragjudge(&["merge-caches", missing.to_str().unwrap(), "--into", pa]), "no such cache file");
+    assert_one_line_error(&ragjudge(&["merge-caches", pa, "--into", pa]), "is the cache merged into");
+}

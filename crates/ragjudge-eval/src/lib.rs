@@ -24,6 +24,8 @@
 // Library code returns errors instead of panicking (tests may unwrap: clippy.toml).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "parquet")]
+pub mod batches;
 pub mod conversations;
 pub mod error;
 pub mod evaluator;
@@ -51,4 +53,4 @@ pub use merge::{merge_shards, read_rows, MergeReport, RowTable, ShardManifest};
 pub use progress::{NoProgress, Progress};
 pub use sink::{commit_output, create_file_sink, row_object, CsvSink, JsonlSink, MemorySink, OwnedRow, Row, RowSink};
 pub use stages::{Stage, StageReport};
-pub use summary::{render_table, ColumnReport, Summarizer, SummaryReport, SystemReport};
+pub use summary::{render_table, ColumnReport, Summarizer, SummaryReport, SummaryState, SystemReport};

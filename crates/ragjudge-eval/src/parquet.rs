@@ -38,17 +38,15 @@ pub fn read_rows(path: &Path) -> Result<RowTable, EvalError> {
 #[cfg(feature = "parquet")]
 mod enabled {
     use super::*;
-    use crate::sink::{OwnedRow, Row};
+    use crate::batches::{batch_to_rows, score_schema};
+    use crate::sink::Row;
     use arrow_array::builder::{Float64Builder, StringBuilder, UInt32Builder};
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::{Float64Type, UInt32Type};
-    use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
-    use arrow_schema::{DataType, Field, Schema, SchemaRef};
+    use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
+    use arrow_schema::SchemaRef;
     use parquet::arrow::ArrowWriter;
     use parquet::basic::Compression;
     use parquet::file::properties::WriterProperties;
     use ragjudge_artifacts::AtomicFile;
-    use serde_json::Map;
     use std::fs::File;
     use std::path::PathBuf;
     use std::sync::Arc;
@@ -111,14 +109,7 @@ mod enabled {
 
     impl RowSink for ParquetSink {
         fn start(&mut self, columns: &[String]) -> Result<(), EvalError> {
-            let mut fields = vec![
-                Field::new("id", DataType::Utf8, false),
-                Field::new("system", DataType::Utf8, false),
-                Field::new("run", DataType::UInt32, true),
-            ];
-            fields.extend(columns.iter().map(|c| Field::new(c, DataType::Float64, true)));
-            fields.push(Field::new("error", DataType::Utf8, true));
-            let schema = Arc::new(Schema::new(fields));
+            let schema = score_schema(columns, false);
             let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
             let file = self.file.take().ok_or_else(|| self.failed("started twice"))?;
             let writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| self.failed(e))?;
@@ -161,72 +152,27 @@ mod enabled {
 
     pub(super) fn read_rows(path: &Path) -> Result<RowTable, EvalError> {
         let file = File::open(path).map_err(|e| EvalError::io(path, format!("cannot open: {e}")))?;
-        let reader = ragjudge_core::parquet_file::read_batches(file, BATCH_ROWS)
+        let mut reader = ragjudge_core::parquet_file::read_batches(file, BATCH_ROWS)
             .map_err(|e| EvalError::io(path, format!("not a readable Parquet file: {e}")))?;
-        let schema = reader.schema();
-        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-        let col = |c: &str| names.iter().position(|n| n == c);
-        let (Some(id), Some(sys)) = (col("id"), col("system")) else {
-            return Err(EvalError::io(path, "needs `id` and `system` columns"));
-        };
-        let (run, error) = (col("run"), col("error"));
-        let value_cols: Vec<usize> = (0..names.len())
-            .filter(|&i| !["id", "system", "run", "error", "detail"].contains(&names[i].as_str()))
-            .collect();
-        let columns: Vec<String> = value_cols.iter().map(|&i| names[i].clone()).collect();
-        let mut rows = Vec::new();
-        let mut row0 = 0u64;
-        let mut reader = reader;
+        let mut table: Option<RowTable> = None;
+        let mut row0 = 1u64;
         loop {
             // arrow-rs's decoder can panic on a corrupt file (arrow-rs#9992): a read error here.
             let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next()))
                 .map_err(|_| EvalError::io(path, "read error: the Parquet decoder failed (a corrupt file?)"))?;
             let Some(batch) = next else { break };
             let batch = batch.map_err(|e| EvalError::io(path, format!("read error: {e}")))?;
-            let at = |field: &str, e: String| EvalError::io(path, format!("column `{field}`: {e}"));
-            let text =
-                |i: usize| arrow_cast::cast(batch.column(i), &DataType::Utf8).map_err(|e| at(&names[i], e.to_string()));
-            let (ids, systems) = (text(id)?, text(sys)?);
-            let errors = error.map(text).transpose()?;
-            let runs = run
-                .map(|i| arrow_cast::cast(batch.column(i), &DataType::UInt32).map_err(|e| at("run", e.to_string())))
-                .transpose()?;
-            let values = value_cols
-                .iter()
-                .map(|&i| {
-                    arrow_cast::cast(batch.column(i), &DataType::Float64).map_err(|e| at(&names[i], e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let (ids, systems) = (ids.as_string::<i32>(), systems.as_string::<i32>());
-            for r in 0..batch.num_rows() {
-                let line = row0 + r as u64 + 1;
-                let mut vals = Vec::with_capacity(values.len());
-                for (v, &c) in values.iter().zip(&value_cols) {
-                    let v = v.as_primitive::<Float64Type>();
-                    vals.push(match v.is_null(r) {
-                        true => None,
-                        false if v.value(r).is_finite() => Some(v.value(r)),
-                        false => {
-                            return Err(EvalError::io(path, format!("row {line}: column `{}`: not finite", names[c])))
-                        }
-                    });
-                }
-                let err = errors.as_ref().map(|e| e.as_string::<i32>()).filter(|e| !e.is_null(r)).map(|e| e.value(r));
-                rows.push(OwnedRow {
-                    id: ids.value(r).to_string(),
-                    system: systems.value(r).to_string(),
-                    run: runs
-                        .as_ref()
-                        .map(|a| a.as_primitive::<UInt32Type>())
-                        .filter(|a| !a.is_null(r))
-                        .map(|a| a.value(r)),
-                    values: vals,
-                    detail: Map::new(),
-                    errors: err.filter(|e| !e.is_empty()).map(|e| vec![e.to_string()]).unwrap_or_default(),
-                });
-            }
+            let part = batch_to_rows(&batch, row0).map_err(|e| EvalError::io(path, e))?;
             row0 += batch.num_rows() as u64;
+            match table.as_mut() {
+                None => table = Some(part),
+                Some(t) => t.rows.extend(part.rows),
+            }
         }
-        Ok(RowTable { columns, rows })
+        match table {
+            Some(t) => Ok(t),
+            // No batch: the columns come from the schema alone.
+            None => batch_to_rows(&RecordBatch::new_empty(reader.schema()), 1).map_err(|e| EvalError::io(path, e)),
+        }
     }
 }

@@ -12,6 +12,7 @@
 //! all records; the standard deviation and the interval ends differ only by the rounding of sums
 //! taken in another order (relative 1e-12 at most in practice, see `docs/scale.md`).
 
+use crate::error::EvalError;
 use ragjudge_core::stable_hash;
 use ragjudge_stats::bootstrap::{PoissonBootstrapMean, PoissonWeights};
 use ragjudge_stats::describe::{ExactSum, Summary};
@@ -68,12 +69,14 @@ pub struct SummaryReport {
     pub shard: Option<String>,
 }
 
+#[derive(Clone, Serialize, Deserialize)]
 struct Column {
     moments: Summary,
     sum: ExactSum,
     boot: PoissonBootstrapMean,
 }
 
+#[derive(Clone, Serialize, Deserialize)]
 struct SystemStats {
     name: String,
     records: u64,
@@ -88,8 +91,20 @@ pub struct Summarizer {
     index: HashMap<String, usize>,
     weights: PoissonWeights,
     replicates: usize,
+    seed: u64,
     skipped: u64,
     shard: Option<String>,
+}
+
+/// What a [`Summarizer`] has accumulated, as data: sent from the workers that scored disjoint
+/// parts of the records (Ray Data blocks) and [merged](Summarizer::merge) into one summary.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct SummaryState {
+    columns: Vec<String>,
+    replicates: usize,
+    seed: u64,
+    skipped: u64,
+    systems: Vec<SystemStats>,
 }
 
 impl Summarizer {
@@ -101,9 +116,91 @@ impl Summarizer {
             index: HashMap::new(),
             weights: PoissonWeights::new(replicates, seed),
             replicates,
+            seed,
             skipped: 0,
             shard: None,
         }
+    }
+
+    /// The accumulated state, to merge elsewhere ([`Summarizer::from_state`], [`Summarizer::merge`]).
+    pub fn into_state(self) -> SummaryState {
+        SummaryState {
+            columns: self.columns,
+            replicates: self.replicates,
+            seed: self.seed,
+            skipped: self.skipped,
+            systems: self.systems,
+        }
+    }
+
+    /// A summarizer holding `state`; a state whose systems do not have one accumulator per
+    /// column of its replicate count is refused.
+    pub fn from_state(state: SummaryState) -> Result<Self, EvalError> {
+        if state.replicates == 0 {
+            return Err(EvalError::settings("summary state: no bootstrap replicates"));
+        }
+        for s in &state.systems {
+            let fits = s.columns.len() == state.columns.len()
+                && s.columns.iter().all(|c| c.boot.n_replicates() == state.replicates);
+            if !fits {
+                return Err(EvalError::settings(format!(
+                    "summary state: system `{}` does not hold {} columns of {} replicates",
+                    s.name,
+                    state.columns.len(),
+                    state.replicates
+                )));
+            }
+        }
+        let mut me = Self::new(state.columns, state.replicates, state.seed);
+        me.skipped = state.skipped;
+        for s in state.systems {
+            me.index.insert(s.name.clone(), me.systems.len());
+            me.systems.push(s);
+        }
+        Ok(me)
+    }
+
+    /// Adds what `other` accumulated over records disjoint from this one's, as if they had been
+    /// added here: counts and means exact, replicate sums up to the order of summation (the
+    /// module's note). Both must have the same columns, replicates and seed.
+    pub fn merge(&mut self, other: Summarizer) -> Result<(), EvalError> {
+        if other.columns != self.columns {
+            return Err(EvalError::settings(format!(
+                "summaries of different columns cannot be merged: {:?} and {:?}",
+                self.columns, other.columns
+            )));
+        }
+        if (other.replicates, other.seed) != (self.replicates, self.seed) {
+            return Err(EvalError::settings(format!(
+                "summaries of different bootstraps cannot be merged: {} replicates seed {} and {} replicates seed {}",
+                self.replicates, self.seed, other.replicates, other.seed
+            )));
+        }
+        self.skipped += other.skipped;
+        for s in other.systems {
+            match self.index.get(&s.name) {
+                Some(&i) => {
+                    let mine = &mut self.systems[i];
+                    mine.records += s.records;
+                    mine.failed += s.failed;
+                    for (a, b) in mine.columns.iter_mut().zip(&s.columns) {
+                        a.moments.merge(&b.moments);
+                        a.sum.merge(&b.sum);
+                        a.boot.merge(&b.boot);
+                    }
+                }
+                None => {
+                    self.index.insert(s.name.clone(), self.systems.len());
+                    self.systems.push(s);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value columns, in order.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
     }
 
     /// Marks the summary as that of one shard (`i/n`).
@@ -257,4 +354,81 @@ pub fn render_table(report: &SummaryReport) -> String {
         report.bootstrap
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 300 records of two systems, two columns (the second missing on every fifth record), a
+    /// failure on every seventh.
+    fn records() -> Vec<(String, &'static str, Vec<Option<f64>>, bool)> {
+        (0..300)
+            .map(|i| {
+                let x = ((i * 37) % 101) as f64 / 8.0;
+                let y = (i % 5 != 0).then_some(((i * 13) % 17) as f64);
+                (format!("q{}", i / 2), if i % 2 == 0 { "a" } else { "b" }, vec![Some(x), y], i % 7 == 0)
+            })
+            .collect()
+    }
+
+    fn close(a: Option<f64>, b: Option<f64>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => (a - b).abs() <= 1e-12 * a.abs().max(1.0),
+            (a, b) => a == b,
+        }
+    }
+
+    #[test]
+    fn merged_states_of_parts_equal_one_pass() {
+        let columns = vec!["x".to_string(), "y".to_string()];
+        let mut all = Summarizer::new(columns.clone(), 400, 5);
+        for (id, sys, v, failed) in records() {
+            all.add(&id, sys, None, &v, failed);
+        }
+        all.skip();
+        // Three parts, each fed in reverse order, sent as JSON and merged.
+        let mut parts: Vec<Summarizer> = (0..3).map(|_| Summarizer::new(columns.clone(), 400, 5)).collect();
+        for (i, (id, sys, v, failed)) in records().into_iter().enumerate().rev() {
+            parts[i % 3].add(&id, sys, None, &v, failed);
+        }
+        parts[2].skip();
+        let mut merged: Option<Summarizer> = None;
+        for p in parts.into_iter().rev() {
+            let json = serde_json::to_string(&p.into_state()).unwrap();
+            let back = Summarizer::from_state(serde_json::from_str(&json).unwrap()).unwrap();
+            match merged.as_mut() {
+                None => merged = Some(back),
+                Some(m) => m.merge(back).unwrap(),
+            }
+        }
+        let (one, two) = (all.report(0.95), merged.unwrap().report(0.95));
+        assert_eq!((one.records, one.failed, one.skipped), (300, 43, 1));
+        assert_eq!((two.records, two.failed, two.skipped), (one.records, one.failed, one.skipped));
+        for s in &one.systems {
+            let t = two.systems.iter().find(|t| t.system == s.system).unwrap();
+            assert_eq!((s.records, s.failed), (t.records, t.failed));
+            for (a, b) in s.metrics.iter().zip(&t.metrics) {
+                assert_eq!((a.n, a.mean), (b.n, b.mean), "{}", a.metric);
+                assert!(close(a.std, b.std) && close(a.ci_low, b.ci_low) && close(a.ci_high, b.ci_high), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn states_of_other_columns_or_bootstraps_are_refused() {
+        let a = Summarizer::new(vec!["x".into()], 10, 1);
+        let mut b = Summarizer::new(vec!["x".into()], 10, 1);
+        assert!(b.merge(Summarizer::new(vec!["y".into()], 10, 1)).is_err());
+        assert!(b.merge(Summarizer::new(vec!["x".into()], 10, 2)).is_err());
+        assert!(b.merge(Summarizer::new(vec!["x".into()], 20, 1)).is_err());
+        b.merge(a).unwrap();
+        // A state whose system has the wrong number of columns.
+        let mut c = Summarizer::new(vec!["x".into(), "y".into()], 10, 1);
+        c.add("q", "s", None, &[Some(1.0), Some(2.0)], false);
+        let mut state = serde_json::to_value(c.into_state()).unwrap();
+        state["columns"] = serde_json::json!(["x"]);
+        let err = Summarizer::from_state(serde_json::from_value(state).unwrap()).err().unwrap();
+        assert!(err.to_string().contains("does not hold 1 columns"), "{err}");
+    }
 }

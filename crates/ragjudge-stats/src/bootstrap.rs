@@ -270,13 +270,49 @@ impl PoissonWeights {
 /// `sum_i w_ib`, with `w_ib ~ Poisson(1)` independent (Chamandy et al. 2012, sec. 3);
 /// replicate `b` estimates the mean as their ratio. Memory is O(B) whatever the number
 /// of values.
-#[derive(Debug, Clone)]
+///
+/// Serialises as its replicate sums and totals (with the plain count and sum), so partial
+/// accumulators of disjoint parts computed elsewhere can be sent, read back and
+/// [merged](Self::merge); one read back draws unkeyed weights from seed 0.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(into = "BootstrapState", try_from = "BootstrapState")]
 pub struct PoissonBootstrapMean {
     sums: Vec<f64>,
     totals: Vec<u64>,
     count: u64,
     sum: f64,
     weights: PoissonWeights,
+}
+
+/// What a [`PoissonBootstrapMean`] serialises as.
+#[derive(Serialize, Deserialize)]
+struct BootstrapState {
+    sums: Vec<f64>,
+    totals: Vec<u64>,
+    count: u64,
+    sum: f64,
+}
+
+impl From<PoissonBootstrapMean> for BootstrapState {
+    fn from(b: PoissonBootstrapMean) -> Self {
+        Self { sums: b.sums, totals: b.totals, count: b.count, sum: b.sum }
+    }
+}
+
+impl TryFrom<BootstrapState> for PoissonBootstrapMean {
+    type Error = String;
+
+    fn try_from(s: BootstrapState) -> Result<Self, String> {
+        if s.sums.is_empty() || s.sums.len() != s.totals.len() {
+            return Err(format!(
+                "{} replicate sums and {} totals: need as many, at least one",
+                s.sums.len(),
+                s.totals.len()
+            ));
+        }
+        let weights = PoissonWeights::new(s.sums.len(), 0);
+        Ok(Self { sums: s.sums, totals: s.totals, count: s.count, sum: s.sum, weights })
+    }
 }
 
 impl PoissonBootstrapMean {
@@ -479,10 +515,20 @@ mod tests {
             let part = if k % 3 == 0 { &mut p1 } else { &mut p2 };
             part.push_weighted(x, w.draw_keyed(k as u64));
         }
+        // The second part travels as JSON, as a partial summary does between processes.
+        let p2: PoissonBootstrapMean = serde_json::from_str(&serde_json::to_string(&p2).unwrap()).unwrap();
         p1.merge(&p2);
         let (c1, c2) = (all.ci(0.95).unwrap(), p1.ci(0.95).unwrap());
         assert_eq!(p1.count(), 300);
         assert!((c1.low - c2.low).abs() < 1e-12 && (c1.high - c2.high).abs() < 1e-12, "{c1:?} {c2:?}");
+    }
+
+    #[test]
+    fn a_malformed_serialised_accumulator_is_refused() {
+        let bad = r#"{"sums":[1.0,2.0],"totals":[1],"count":1,"sum":1.0}"#;
+        assert!(serde_json::from_str::<PoissonBootstrapMean>(bad).is_err());
+        let empty = r#"{"sums":[],"totals":[],"count":0,"sum":0.0}"#;
+        assert!(serde_json::from_str::<PoissonBootstrapMean>(empty).is_err());
     }
 
     #[test]

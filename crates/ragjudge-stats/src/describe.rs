@@ -253,7 +253,7 @@ impl FromIterator<f64> for Summary {
 /// it reproduces. Two sums of disjoint parts [`merge`](Self::merge) exactly, so a mean
 /// computed as `sum / count` is the same bit for bit over any split or order of the values.
 /// Non-finite values are not accumulated; the sum must not overflow.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExactSum {
     partials: Vec<f64>,
 }

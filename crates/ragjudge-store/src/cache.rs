@@ -198,6 +198,48 @@ impl CallCache {
         Ok(n as u64)
     }
 
+    /// Copies into this cache every entry of the cache file `other` that it lacks, and returns
+    /// how many were added. Equal keys hold equal answers (the key is the whole request), so an
+    /// entry both hold is kept as is. This is how the caches of workers that judged disjoint
+    /// shards are combined, so that one run over all records replays every judgement. `other`
+    /// is opened read-only; a file that is not a call cache, or one of a newer schema, is
+    /// refused with nothing copied. Disabled caches copy nothing.
+    pub fn absorb(&self, other: &Path) -> Result<u64, ModelError> {
+        let Some(c) = self.conn.as_ref() else {
+            return Ok(0);
+        };
+        let shown = other.display().to_string();
+        let src = Connection::open_with_flags(other, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| cache_err(&shown, e))?;
+        src.busy_timeout(BUSY_TIMEOUT).map_err(|e| cache_err(&shown, e))?;
+        let version: i64 = src.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| cache_err(&shown, e))?;
+        if version != SCHEMA_VERSION {
+            return Err(ModelError::Cache(Reason::new(format!(
+                "{shown}: not a call cache of schema version {SCHEMA_VERSION} (found {version})"
+            ))));
+        }
+        let mut rows = src.prepare("SELECT key, value, created_unix FROM calls").map_err(|e| cache_err(&shown, e))?;
+        let mut rows = rows.query([]).map_err(|e| cache_err(&shown, e))?;
+        let mut conn = c.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction().map_err(|e| cache_err("absorb", e))?;
+        let mut added = 0u64;
+        {
+            let mut insert = tx
+                .prepare("INSERT OR IGNORE INTO calls (key, value, created_unix) VALUES (?1, ?2, ?3)")
+                .map_err(|e| cache_err("absorb", e))?;
+            while let Some(row) = rows.next().map_err(|e| cache_err(&shown, e))? {
+                let (key, value, created): (String, String, i64) = (
+                    row.get(0).map_err(|e| cache_err(&shown, e))?,
+                    row.get(1).map_err(|e| cache_err(&shown, e))?,
+                    row.get(2).map_err(|e| cache_err(&shown, e))?,
+                );
+                added += insert.execute(params![key, value, created]).map_err(|e| cache_err("absorb", e))? as u64;
+            }
+        }
+        tx.commit().map_err(|e| cache_err("absorb", e))?;
+        Ok(added)
+    }
+
     /// Whether the cache holds no entry.
     pub fn is_empty(&self) -> Result<bool, ModelError> {
         Ok(self.len()? == 0)
@@ -291,5 +333,28 @@ mod tests {
             cache_key("id", "k", &json!({"b": "x", "a": 1})),
             "9eb4b339ba30de92465060d6f3ba84735881e59e0baadf8824e02cfda91d053a"
         );
+    }
+
+    #[test]
+    fn absorbing_shard_caches_adds_what_is_missing_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, all) = (dir.path().join("a.sqlite"), dir.path().join("b.sqlite"), dir.path().join("all.sqlite"));
+        let (ca, cb) = (CallCache::open(&a).unwrap(), CallCache::open(&b).unwrap());
+        ca.put("k1", &json!(1)).unwrap();
+        ca.put("k2", &json!(2)).unwrap();
+        cb.put("k2", &json!(2)).unwrap();
+        cb.put("k3", &json!({"x": 3})).unwrap();
+        let merged = CallCache::open(&all).unwrap();
+        assert_eq!(merged.absorb(&a).unwrap(), 2);
+        assert_eq!(merged.absorb(&b).unwrap(), 1);
+        assert_eq!(merged.absorb(&b).unwrap(), 0);
+        assert_eq!(merged.len().unwrap(), 3);
+        assert_eq!(merged.get("k3"), Some(json!({"x": 3})));
+        // Not a cache: refused, nothing copied.
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x INTEGER);").unwrap();
+        let err = merged.absorb(&other).unwrap_err().to_string();
+        assert!(err.contains("not a call cache"), "{err}");
+        assert_eq!(CallCache::disabled().absorb(&a).unwrap(), 0);
     }
 }

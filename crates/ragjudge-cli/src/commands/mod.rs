@@ -14,6 +14,7 @@ pub mod import;
 pub mod judge_eval;
 pub mod judge_protocol;
 pub mod merge;
+pub mod merge_caches;
 pub mod models;
 pub mod perturb;
 pub mod probes;

@@ -20,6 +20,8 @@ mod keys;
 mod lines;
 #[cfg(feature = "parquet")]
 mod parquet;
+#[cfg(feature = "parquet")]
+pub use parquet::records_from_batch;
 mod pylist;
 
 pub use json::type_name;

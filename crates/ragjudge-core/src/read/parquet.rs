@@ -91,6 +91,28 @@ impl ParquetSource {
     }
 }
 
+/// The records of one Arrow record batch whose columns have the JSONL field names (the layout of
+/// Parquet input), each or its error, in row order. Errors name `name` and the 1-based row
+/// (`first_row` is the row number of the batch's first row); a record without `id` gets its row
+/// number, one without `system` gets `system`. Used to score batches handed over through the
+/// Arrow C data interface (Ray Data) without a file.
+pub fn records_from_batch(
+    batch: &RecordBatch,
+    name: &str,
+    first_row: u64,
+    system: &str,
+) -> Vec<Result<crate::Record, InputError>> {
+    (0..batch.num_rows())
+        .map(|i| {
+            let row = first_row + i as u64;
+            let defaults = Defaults { id: row.to_string(), system };
+            row_value(batch, i)
+                .and_then(|v| record_from_value(v, defaults))
+                .map_err(|e| InputError::new(name, Some(row), e.field, e.message))
+        })
+        .collect()
+}
+
 /// Row `i` of `batch` as the JSON object of one record.
 fn row_value(batch: &RecordBatch, i: usize) -> Result<Value, FieldError> {
     let mut obj = Map::new();
