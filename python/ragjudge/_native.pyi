@@ -13,6 +13,7 @@ __all__ = [
     "compare",
     "fuse_apply",
     "fuse_fit",
+    "merge_caches",
     "metric_families",
     "read_definitions",
     "score",
@@ -89,6 +90,7 @@ class BatchScorer:
     def score(self, data: Any, first_row: int = 1) -> ArrowBatch: ...
 
 def summary_state(data: Any, *, bootstrap: int = 1000, seed: int = 0) -> str: ...
+def merge_caches(into: str, inputs: Sequence[str]) -> List[int]: ...
 def summary_from_states(states: Sequence[str], *, level: float = 0.95) -> Dict[str, Any]: ...
 def calibrate_fit(
     x: Sequence[Sequence[float]],

@@ -19,15 +19,22 @@ record's bootstrap weights depend on its id, system and run only, so the means e
 from __future__ import annotations
 
 import json
+import math
+import os
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 import pyarrow as pa
 
-from . import DEFAULT_JUDGE, _names, _native
+from . import DEFAULT_JUDGE, _is_paths, _json_lines, _load, _names, _native
+from . import tournament as _tournament
 
-__all__ = ["ScoreBatches", "RaySummary", "score", "summarize"]
+__all__ = ["ScoreBatches", "RaySummary", "score", "summarize", "tournament"]
+
+#: Environment a judging task needs from the driver (the judge servers, the model store).
+_JUDGE_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "RAGJUDGE_HOME")
 
 #: Records per block handed to a worker (Ray's ``batch_size``).
 DEFAULT_BATCH_SIZE = 4096
@@ -87,11 +94,14 @@ def score(
     """The score rows of the records of Ray Dataset ``ds`` (lazy, as every Ray Data step): the
     columns of ``ragjudge score -o x.parquet`` (``id``, ``system``, ``run``, one float per value
     column, ``error``), plus ``detail`` when asked. ``concurrency`` workers (Ray's default when
-    ``None``), each ``num_cpus`` CPUs (Ray's default: 1); the other options as
-    :class:`ScoreBatches`. Leave the cluster a CPU for the steps before and after (reading,
+    ``None``), each ``num_cpus`` CPUs (Ray's default: 1) and as many scoring threads unless
+    ``threads`` says otherwise; the other options as :class:`ScoreBatches`. Leave the cluster a CPU for the steps before and after (reading,
     an all-to-all step such as ``repartition``): workers hold theirs for the whole run."""
     import ray.data
 
+    if options.get("threads") is None:
+        # One scoring thread per CPU the worker holds, not one per core of the machine.
+        options["threads"] = max(1, math.ceil(num_cpus if num_cpus is not None else 1))
     kwargs: Dict[str, Any] = {}
     if concurrency is not None:
         kwargs["compute"] = ray.data.ActorPoolStrategy(size=concurrency)
@@ -149,3 +159,61 @@ def summarize(
     states = [row["state"] for row in parts.take_all()]
     out = _native.summary_from_states(states, level=level)
     return RaySummary(report=json.loads(out["summary"]), table=out["table"])
+
+
+def _judge_part(records: List[Dict[str, Any]], ids: List[str], judge: str, options: Dict[str, Any]) -> bytes:
+    """Judges the pairs of the questions ``ids`` into a fresh call cache; returns the cache file."""
+    with tempfile.TemporaryDirectory() as d:
+        cache = os.path.join(d, "cache.sqlite")
+        _tournament(records, judge, ids=ids, cache=cache, **options)
+        # The run closed its cache: SQLite has folded the write-ahead log into the file.
+        with open(cache, "rb") as f:
+            return f.read()
+
+
+def tournament(
+    runs: Any,
+    judge: str = DEFAULT_JUDGE,
+    *,
+    cache: Union[str, "os.PathLike[str]"],
+    parts: int = 2,
+    num_cpus: float = 1,
+    output: Optional[Union[str, "os.PathLike[str]"]] = None,
+    **options: Any,
+) -> Any:
+    """A tournament whose judgements are made on Ray: the questions are split into ``parts``
+    disjoint parts, each judged by a Ray task (``num_cpus`` CPUs) with its own call cache; the
+    caches are merged into ``cache`` and one run over all records here replays them, giving what
+    a single process gives with that cache (:func:`ragjudge.tournament`'s result).
+
+    ``runs`` and ``options`` (``protocol``, ``format``, ``rounds``, ...) as
+    :func:`ragjudge.tournament`. A round robin's parts make exactly the calls of one run; a Swiss
+    run's pairings depend on all earlier results, so the final run makes the calls its pairings
+    need that the parts did not. Tasks get the driver's ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``
+    and ``RAGJUDGE_HOME``: give them a judge server pool (or a local model each)."""
+    import ray
+
+    if _is_paths(runs):
+        paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+        lines = [line for p in paths for line in _json_lines(_load(p))]
+    else:
+        lines = _json_lines(runs)
+    records = [json.loads(line) for line in lines]
+    ids = list(dict.fromkeys(str(r["id"]) for r in records))
+    chosen = options.pop("ids", None)
+    if chosen:
+        ids = [i for i in ids if i in set(chosen)]
+    if parts < 1:
+        raise ValueError(f"parts must be at least 1, got {parts}")
+    env = {k: os.environ[k] for k in _JUDGE_ENV if k in os.environ}
+    task = ray.remote(_judge_part).options(num_cpus=num_cpus, runtime_env={"env_vars": env})
+    blobs = ray.get([task.remote(records, ids[i::parts], judge, options) for i in range(parts) if ids[i::parts]])
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for i, blob in enumerate(blobs):
+            path = os.path.join(d, f"part{i + 1}.sqlite")
+            with open(path, "wb") as f:
+                f.write(blob)
+            files.append(path)
+        _native.merge_caches(os.fspath(cache), files)
+    return _tournament(records, judge, cache=cache, output=output, ids=chosen or (), **options)

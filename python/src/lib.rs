@@ -33,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ray::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(ray::summary_state, m)?)?;
     m.add_function(wrap_pyfunction!(ray::summary_from_states, m)?)?;
+    m.add_function(wrap_pyfunction!(ray::merge_caches, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate::calibrate_fit, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate::calibrate_apply, m)?)?;
     m.add_function(wrap_pyfunction!(fuse::fuse_fit, m)?)?;

@@ -16,6 +16,8 @@ use ragjudge_eval::batches::{self, batch_to_rows, summarize_batch};
 use ragjudge_eval::families::{build_metrics, split_arguments};
 use ragjudge_eval::models::ModelSet;
 use ragjudge_eval::{render_table, EvalError, Evaluator, Summarizer, SummaryState};
+use ragjudge_store::CallCache;
+use std::path::PathBuf;
 
 /// The schema and record batches of `data`, an object of the Arrow PyCapsule interface.
 fn import_batches(data: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
@@ -172,4 +174,16 @@ pub fn summary_from_states(py: Python<'_>, states: Vec<String>, level: f64) -> P
     d.set_item("summary", serde_json::to_string(&report).map_err(runtime_error)?)?;
     d.set_item("table", render_table(&report))?;
     Ok(d.unbind())
+}
+
+/// Adds to the call cache `into` (created if missing) every entry of the cache files `inputs` it
+/// lacks, and returns how many each added: how the caches of workers that judged disjoint parts
+/// of a tournament are combined before one run replays them (`ragjudge merge-caches`).
+#[pyfunction]
+pub fn merge_caches(py: Python<'_>, into: PathBuf, inputs: Vec<PathBuf>) -> PyResult<Vec<u64>> {
+    py.detach(|| -> Result<Vec<u64>, String> {
+        let cache = CallCache::open(&into).map_err(|e| format!("{}: {e}", into.display()))?;
+        inputs.iter().map(|p| cache.absorb(p).map_err(|e| e.to_string())).collect()
+    })
+    .map_err(value_error)
 }

@@ -120,3 +120,35 @@ def test_a_ray_dataset_scores_and_summarises_as_the_cli(ray_cluster):
     want = json.loads((DATA / "examples_summary.json").read_text())
     assert_summary_equal(summary.report, want)
     assert "oracle" in summary.table and len(summary.frame) == 4 * len(summary.report["systems"][0]["metrics"])
+
+
+def test_a_tournament_judged_by_ray_tasks_equals_one_process(ray_cluster, monkeypatch, tmp_path):
+    import hashlib
+    import math
+
+    from conftest import start_judge
+
+    asked = []
+
+    def reply(body):
+        # A judge that is not a constant: P(first) from a hash of the prompt, so the leaderboard
+        # depends on every verdict, and the same prompt always gets the same answer.
+        asked.append(1)
+        h = int(hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest()[:8], 16)
+        p = 0.05 + 0.9 * (h % 1000) / 999
+        return "a", [("a", math.log(p)), ("b", math.log(1 - p))]
+
+    httpd = start_judge(reply, monkeypatch)
+    try:
+        runs = [str(p) for p in RUNS]
+        opts = dict(protocol="two-label", format="round-robin", ids=[f"q{i:02d}" for i in range(1, 9)])
+        one = ragjudge.tournament(runs, "openai:scripted", cache=tmp_path / "one.sqlite", **opts)
+        calls = len(asked)
+        assert calls == 6 * 8 * 2
+        on_ray = rr.tournament(runs, "openai:scripted", cache=tmp_path / "ray.sqlite", parts=3, **opts)
+        # The parts made each call once; the final run asked nothing.
+        assert len(asked) == 2 * calls
+    finally:
+        httpd.shutdown()
+    assert on_ray.leaderboard.equals(one.leaderboard)
+    assert on_ray.report["matches"] == one.report["matches"]

@@ -230,7 +230,7 @@ impl EvalRun<'_> {
         }
         if keys.full() {
             progress.warn(&format!(
-                "warning: {}: more than {} records; later ones were not checked for duplicate keys",
+                "warning: {}: more than {} distinct records; later ones were not checked for duplicate keys",
                 reader.name(),
                 ragjudge_core::read::DEFAULT_KEY_LIMIT
             ));

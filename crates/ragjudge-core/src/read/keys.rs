@@ -58,6 +58,8 @@ enum Seen {
 pub struct DuplicateKeys {
     seen: Seen,
     limit: usize,
+    /// A new key came after the limit was reached (it and later new keys went unchecked).
+    overflowed: bool,
 }
 
 impl Default for DuplicateKeys {
@@ -70,17 +72,22 @@ impl Default for DuplicateKeys {
 impl DuplicateKeys {
     /// A tracker that remembers the first line of at most `limit` keys; later new keys are not checked.
     pub fn with_limit(limit: usize) -> Self {
-        Self { seen: Seen::Lines(HashMap::new()), limit }
+        Self { seen: Seen::Lines(HashMap::new()), limit, overflowed: false }
     }
 
     /// A tracker that remembers at most `limit` keys without their lines (half the memory):
     /// duplicates are reported without the line of the first record.
     pub fn compact(limit: usize) -> Self {
-        Self { seen: Seen::Keys(HashSet::new()), limit }
+        Self { seen: Seen::Keys(HashSet::new()), limit, overflowed: false }
     }
 
-    /// Whether the limit was reached, so that later records were not all checked.
+    /// Whether a new key came after the limit was reached, so that later records were not all
+    /// checked (an input of exactly `limit` keys was checked whole).
     pub fn full(&self) -> bool {
+        self.overflowed
+    }
+
+    fn at_limit(&self) -> bool {
         let n = match &self.seen {
             Seen::Lines(m) => m.len(),
             Seen::Keys(s) => s.len(),
@@ -93,13 +100,14 @@ impl DuplicateKeys {
         let mut h = DefaultHasher::new();
         (&record.id, &record.system, record.run).hash(&mut h);
         let key = h.finish();
-        let full = self.full();
+        let full = self.at_limit();
         let first_line = match &mut self.seen {
             Seen::Lines(m) => match m.entry(key) {
                 Entry::Occupied(e) => Some(Some(*e.get()).filter(|&l| l > 0)),
                 Entry::Vacant(e) => {
-                    if !full {
-                        e.insert(line.unwrap_or(0));
+                    match full {
+                        true => self.overflowed = true,
+                        false => _ = e.insert(line.unwrap_or(0)),
                     }
                     None
                 }
@@ -108,8 +116,9 @@ impl DuplicateKeys {
                 if s.contains(&key) {
                     Some(None)
                 } else {
-                    if !full {
-                        s.insert(key);
+                    match full {
+                        true => self.overflowed = true,
+                        false => _ = s.insert(key),
                     }
                     None
                 }
@@ -152,8 +161,12 @@ mod tests {
     fn a_full_tracker_stops_remembering_new_keys() {
         let mut keys = DuplicateKeys::with_limit(1);
         assert_eq!(keys.check(&rec("q1", "a", None), Some(1)), None);
-        assert!(keys.full());
+        // Exactly `limit` keys: all were checked.
+        assert!(!keys.full());
+        assert!(keys.check(&rec("q1", "a", None), Some(2)).is_some());
+        assert!(!keys.full());
         assert_eq!(keys.check(&rec("q2", "a", None), Some(2)), None);
+        assert!(keys.full());
         assert_eq!(keys.check(&rec("q2", "a", None), Some(3)), None);
         assert!(keys.check(&rec("q1", "a", None), Some(4)).is_some());
     }
