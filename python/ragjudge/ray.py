@@ -95,8 +95,9 @@ def score(
     columns of ``ragjudge score -o x.parquet`` (``id``, ``system``, ``run``, one float per value
     column, ``error``), plus ``detail`` when asked. ``concurrency`` workers (Ray's default when
     ``None``), each ``num_cpus`` CPUs (Ray's default: 1) and as many scoring threads unless
-    ``threads`` says otherwise; the other options as :class:`ScoreBatches`. Leave the cluster a CPU for the steps before and after (reading,
-    an all-to-all step such as ``repartition``): workers hold theirs for the whole run."""
+    ``threads`` says otherwise; the other options as :class:`ScoreBatches`. Leave the cluster a
+    CPU for the steps before and after (reading, an all-to-all step such as ``repartition``):
+    workers hold theirs for the whole run."""
     import ray.data
 
     if options.get("threads") is None:

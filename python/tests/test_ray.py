@@ -124,7 +124,6 @@ def test_a_ray_dataset_scores_and_summarises_as_the_cli(ray_cluster):
 
 def test_a_tournament_judged_by_ray_tasks_equals_one_process(ray_cluster, monkeypatch, tmp_path):
     import hashlib
-    import math
 
     from conftest import start_judge
 
