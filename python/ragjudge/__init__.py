@@ -382,11 +382,7 @@ def tournament(
     """A DICE tournament among the systems of ``runs`` (records of several systems, or run files),
     Swiss or round robin, ranked by Bradley-Terry (``rank_by="bt"``) or Elo (``ragjudge tournament``);
     ``protocol`` as for :func:`compare`."""
-    if _is_paths(runs):
-        paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-        lines = [line for p in paths for line in _json_lines(_load(p))]
-    else:
-        lines = _json_lines(runs)
+    lines = _run_lines(runs)
     out = _dice_output(output)
     report, trust = _native.tournament(
         lines, out, judge=judge, protocol=protocol, format=format, rounds=rounds, rank_by=rank_by, seed=seed, reasoning=reasoning,
@@ -395,6 +391,15 @@ def tournament(
     )
     rep = json.loads(report)
     return TournamentResult(pd.DataFrame(rep["systems"]), rep, trust, out)
+
+
+def _run_lines(runs: Union[Records, Sequence[PathLike]]) -> List[str]:
+    """One JSON text per record of ``runs``: records of several systems, or run files (each
+    file's stem the default system)."""
+    if _is_paths(runs):
+        paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+        return [line for p in paths for line in _json_lines(_load(p))]
+    return _json_lines(runs)
 
 
 def _load(data: Union[Records, PathLike]) -> Records:

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import pandas as pd
 import pyarrow as pa
 
-from . import DEFAULT_JUDGE, _is_paths, _json_lines, _load, _names, _native
+from . import DEFAULT_JUDGE, _names, _native, _run_lines
 from . import tournament as _tournament
 
 __all__ = ["ScoreBatches", "RaySummary", "score", "summarize", "tournament"]
@@ -194,12 +194,7 @@ def tournament(
     and ``RAGJUDGE_HOME``: give them a judge server pool (or a local model each)."""
     import ray
 
-    if _is_paths(runs):
-        paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-        lines = [line for p in paths for line in _json_lines(_load(p))]
-    else:
-        lines = _json_lines(runs)
-    records = [json.loads(line) for line in lines]
+    records = [json.loads(line) for line in _run_lines(runs)]
     ids = list(dict.fromkeys(str(r["id"]) for r in records))
     chosen = options.pop("ids", None)
     if chosen:
