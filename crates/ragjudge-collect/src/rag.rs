@@ -19,14 +19,16 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 const EN_V1: &str = include_str!("../prompts/rag-en-v1.txt");
-const ZH_V1: &str = include_str!("../prompts/rag-zh-v1.txt");
+const ZH_V2: &str = include_str!("../prompts/rag-zh-v2.txt");
+/// The prompt versions, part of the target's identity (a new version asks again).
+const PROMPTS: &str = "rag-en-v1+rag-zh-v2";
 
 /// The prompts for a question's language, parsed once.
 fn prompts(question: &str) -> &'static PromptSet {
     static EN: OnceLock<PromptSet> = OnceLock::new();
     static ZH: OnceLock<PromptSet> = OnceLock::new();
     match detect_lang(question) {
-        Lang::Zh => ZH.get_or_init(|| PromptSet::parse("rag-zh-v1", ZH_V1)),
+        Lang::Zh => ZH.get_or_init(|| PromptSet::parse("rag-zh-v2", ZH_V2)),
         Lang::En => EN.get_or_init(|| PromptSet::parse("rag-en-v1", EN_V1)),
     }
 }
@@ -281,7 +283,7 @@ impl Target for ReferenceRag {
         match &self.retrieval {
             Retrieval::ClosedBook => format!("closed-book-v1|{}|max_tokens={}", self.model.identity(), o.max_tokens),
             Retrieval::Corpus { passages, embedder } => format!(
-                "rag-v1|{}|{}|k={}|rerank={}|candidates={}|max_tokens={}",
+                "rag-v1|prompts={PROMPTS}|{}|{}|k={}|rerank={}|candidates={}|max_tokens={}",
                 self.model.identity(),
                 passages.fingerprint(),
                 o.k,
