@@ -18,6 +18,7 @@ import json
 import math
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -675,7 +676,9 @@ class FusionModel:
     def predict(self, scores: Union[pd.DataFrame, ScoreResult, PathLike]) -> pd.DataFrame:
         """The fused score of every row of ``scores`` (as ``ragjudge fuse apply``): the key columns
         ``id`` (and ``system``), ``fused``, and for MoE-CIU ``gate_<input>`` (the gate's weight
-        on each input). A row without every input value gets NaN, and is counted in ``attrs``."""
+        on each input). A row without every input value gets NaN, and is counted in ``attrs``, as are
+        ``shift_warned`` (the shift check of the rows) and ``fell_back_to`` (the single input a
+        shrunk model scored as under that warning; a ``UserWarning`` says so)."""
         frame = _frame(scores)
         missing = [c for c in ["id"] + self.inputs if c not in frame.columns]
         if missing:
@@ -696,6 +699,12 @@ class FusionModel:
                 result.index[complete])
             result = result.join(gates)
         result.attrs["incomplete_rows"] = int((~complete).sum())
+        result.attrs["shift_warned"] = out["shift_warned"]
+        result.attrs["fell_back_to"] = out["fell_back_to"]
+        if out["fell_back_to"] is not None:
+            warnings.warn(f"{self.name}: the inputs are distributed unlike the training rows; the shrunk model "
+                          f"scores as its single input `{out['fell_back_to']}` alone (as `ragjudge fuse apply`)",
+                          stacklevel=2)
         return result
 
     def __repr__(self) -> str:

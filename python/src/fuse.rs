@@ -9,7 +9,8 @@ use pyo3::types::PyDict;
 use ragjudge_artifacts::Provenance;
 use ragjudge_fusion::dataset::Dataset;
 use ragjudge_fusion::job::{FitSettings, ModelName};
-use ragjudge_fusion::model::FusedModel;
+use ragjudge_fusion::model::{FusedModel, OnShift};
+use ragjudge_fusion::shift::ShiftSettings;
 use ragjudge_fusion::shrink::ShrinkSetting;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -96,7 +97,10 @@ pub fn fuse_fit(
 
 /// Applies a model (its JSON text) to the score rows `x` (in the model's input order), refusing
 /// inputs whose `definitions` differ from those it was fitted on. Returns a dict with `fused`
-/// (one score per row) and `gates` (MoE-CIU: one list of input weights per row; else `None`).
+/// (one score per row), `gates` (MoE-CIU: one list of input weights per row; else `None`),
+/// `shift_warned` (the shift check of the rows at the default thresholds; `None` for a model
+/// without a training distribution) and `fell_back_to` (the input a shrunk model scored as under
+/// that warning, as `ragjudge fuse apply` does; else `None`).
 #[pyfunction]
 #[pyo3(signature = (model, x, *, definitions=None, source="the scores".to_string()))]
 pub fn fuse_apply(
@@ -113,16 +117,13 @@ pub fn fuse_apply(
     if let Some(i) = x.iter().position(|r| r.len() != width) {
         return Err(value_error(format!("row {i}: {} values for {width} inputs", x[i].len())));
     }
-    let (fused, gates) = py.detach(|| {
-        let fused: Vec<f64> = x.iter().map(|r| fitted.predict(r)).collect();
-        let gates: Option<Vec<Vec<f64>>> =
-            fitted.model.has_gate().then(|| x.iter().filter_map(|r| fitted.model.gate(r)).collect());
-        (fused, gates)
-    });
+    let applied = py.detach(|| fitted.apply_rows(&x, &ShiftSettings::default(), OnShift::Fallback));
     let d = PyDict::new(py);
     d.set_item("name", fitted.model.name())?;
     d.set_item("inputs", fitted.input_names())?;
-    d.set_item("fused", fused)?;
-    d.set_item("gates", gates)?;
+    d.set_item("fused", applied.fused)?;
+    d.set_item("gates", fitted.model.has_gate().then_some(applied.gates))?;
+    d.set_item("shift_warned", applied.shift.as_ref().map(|s| s.warned))?;
+    d.set_item("fell_back_to", applied.fell_back_to)?;
     Ok(d.unbind())
 }

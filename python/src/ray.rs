@@ -7,7 +7,7 @@
 use crate::error::{eval_error, runtime_error, value_error, Origin};
 use crate::score::ScoreOptions;
 use arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
-use arrow_array::ffi_stream::{RecordBatchStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{Array, RecordBatch, RecordBatchReader, StructArray};
 use arrow_schema::SchemaRef;
 use pyo3::prelude::*;
@@ -40,7 +40,8 @@ fn import_batches(data: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBat
         let array = array.pointer_checked(Some(c"arrow_array"))?.cast::<FFI_ArrowArray>();
         // SAFETY: both capsules hold valid C structures; the array is moved out (its capsule's
         // copy marked released), the schema only borrowed while the capsule lives.
-        let data = unsafe { from_ffi(FFI_ArrowArray::from_raw(array.as_ptr()), schema.as_ref()) }.map_err(value_error)?;
+        let data =
+            unsafe { from_ffi(FFI_ArrowArray::from_raw(array.as_ptr()), schema.as_ref()) }.map_err(value_error)?;
         let batch = RecordBatch::from(StructArray::from(data));
         return Ok((batch.schema(), vec![batch]));
     }
@@ -71,7 +72,10 @@ impl ArrowBatch {
         let (array, schema) = to_ffi(&data).map_err(runtime_error)?;
         // Each capsule owns its structure; one the consumer moved out is left released, and
         // dropping it then frees nothing twice.
-        Ok((PyCapsule::new_with_value(py, schema, c"arrow_schema")?, PyCapsule::new_with_value(py, array, c"arrow_array")?))
+        Ok((
+            PyCapsule::new_with_value(py, schema, c"arrow_schema")?,
+            PyCapsule::new_with_value(py, array, c"arrow_array")?,
+        ))
     }
 
     fn __len__(&self) -> usize {

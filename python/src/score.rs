@@ -126,7 +126,12 @@ impl ScoreOptions {
                 frequency_discount: ciu_frequency,
                 effort: ciu_effort,
             },
-            retrieval: RetrievalSettings { ks: k, relevance_threshold, skip_short_lists, ..RetrievalSettings::default() },
+            retrieval: RetrievalSettings {
+                ks: k,
+                relevance_threshold,
+                skip_short_lists,
+                ..RetrievalSettings::default()
+            },
             semantic: SemanticSettings { ruber_model },
             ..MetricSettings::default()
         };

@@ -65,6 +65,30 @@ def test_moe_fusion_equals_the_cli(scored, cli, tmp_path):
                     str(tmp_path / "x.csv")], check=True, capture_output=True)
 
 
+def test_a_shrunk_model_falls_back_as_the_cli_does_under_a_shift(scored, cli, tmp_path):
+    # Fitted on the oracle's rows, applied to every system's: the shift check warns, and the
+    # shrunk model scores as its single input, as `ragjudge fuse apply` does by default.
+    frame = scored.to_pandas()
+    oracle = frame[frame["system"] == "oracle"]
+    labels = oracle[["id", "system"]].assign(y=1 + 2 * oracle["ciu"] + 3 * oracle["bleu"])
+    model = ragjudge.fuse(oracle, labels, "y", inputs=["ciu", "bleu"], model="linear", shrink=0.25)
+    with pytest.warns(UserWarning, match="scores as its single input"):
+        got = model.predict(frame)
+    assert got.attrs["shift_warned"] is True and got.attrs["fell_back_to"] in ("ciu", "bleu")
+    scores = tmp_path / "scores.csv"
+    frame.to_csv(scores, index=False)
+    path = tmp_path / "m.json"
+    model.save(path)
+    applied = tmp_path / "applied.csv"
+    subprocess.run([cli, "fuse", "apply", str(path), "--scores", str(scores), "--output", str(applied)],
+                   check=True, capture_output=True)
+    want = pd.read_csv(applied, dtype={"id": str, "system": str})
+    assert (got["fused"] - want["fused"]).abs().max() < 1e-12
+    # The training rows themselves: no warning, the model's own score.
+    same = model.predict(oracle)
+    assert same.attrs["shift_warned"] is False and same.attrs["fell_back_to"] is None
+
+
 def test_a_model_refuses_inputs_computed_differently(scored):
     frame = scored.to_pandas()
     labels = frame[["id", "system"]].assign(y=frame["ciu"] + frame["bleu"])

@@ -213,9 +213,14 @@ fn a_shrunk_model_mixes_its_standardised_score_with_the_best_single_input() {
     };
     let x: Vec<f64> = oracle.iter().map(|r| num(r, col)).collect();
     let ((mx, sx), (my, sy)) = (mean_sd(&x), mean_sd(&y));
-    let applied_by_id = |model: &str| -> HashMap<String, f64> {
+    // The model is fitted on the oracle's rows and applied to every system's: the shift check
+    // warns, so by default a shrunk model scores as its single input (`--on-shift keep`: as fitted).
+    let applied_with = |model: &str, on_shift: &str| -> HashMap<String, f64> {
         let applied = dir.path().join("applied.csv").display().to_string();
-        stdout(&ragjudge(&["fuse", "apply", model, "--scores", &scores, "-o", &applied]));
+        let out = ragjudge(&["fuse", "apply", model, "--scores", &scores, "-o", &applied, "--on-shift", on_shift]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let fell_back = stderr(&out).contains(&format!("is shrunk toward `{col}`: under this shift"));
+        assert_eq!(fell_back, on_shift == "fallback", "{}", stderr(&out));
         csv::Reader::from_path(&applied)
             .unwrap()
             .deserialize::<HashMap<String, String>>()
@@ -230,7 +235,21 @@ fn a_shrunk_model_mixes_its_standardised_score_with_the_best_single_input() {
             assert!((got[&r["id"]] - want).abs() < 1e-9, "{}: {} vs {want}", r["id"], got[&r["id"]]);
         }
     };
+    let applied_by_id = |model: &str| applied_with(model, "keep");
     check(&applied_by_id(&model), 0.25);
+    check(&applied_with(&model, "fallback"), 0.0);
+    // `score --metrics fused:` writes its column before the run's shift is known: it keeps the
+    // shrunk score and its warning names the input `fuse apply` falls back to.
+    let wrong = repo_root().join("examples/runs/wrong.jsonl").display().to_string();
+    let s = ragjudge(&["score", "--metrics", &format!("fused:{model}"), "--input", &wrong, "--json"]);
+    assert!(s.status.success(), "{}", stderr(&s));
+    assert!(
+        stderr(&s).contains(&format!("is shrunk toward `{col}`: under this shift `fuse apply` scores it as `{col}` alone")),
+        "{}",
+        stderr(&s)
+    );
+    let v: Value = serde_json::from_str(&stdout(&s)).unwrap();
+    assert_eq!(v["fused_shift"][0]["shrunk_toward"], col);
     // auto: the weight comes from the inner folds, on the grid 0, 0.05, ..., 1, and is used as above.
     let auto = fit(dir.path(), &scores, &labels, "auto.json", &["--model", "linear", "--shrink", "auto"]);
     let m: Value = serde_json::from_str(&std::fs::read_to_string(&auto).unwrap()).unwrap();

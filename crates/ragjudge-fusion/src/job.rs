@@ -5,7 +5,7 @@
 //! shift check of its inputs against the training rows ([`crate::shift`]).
 
 use crate::dataset::{Dataset, JoinCounts};
-use crate::model::{FusedModel, ModelChoice};
+use crate::model::{FusedModel, ModelChoice, OnShift};
 use crate::moe::{MoeKind, MoeParams, Objective};
 use crate::shift::{ShiftReport, ShiftSettings};
 use crate::shrink::{Shrink, ShrinkSetting};
@@ -320,6 +320,9 @@ pub struct ApplySummary {
     /// The scored rows' inputs against the training rows; none when the model file records no
     /// training distribution (schema 1).
     pub shift: Option<ShiftReport>,
+    /// The input a shrunk model fell back to under a shift warning ([`OnShift::Fallback`]); none
+    /// when the scores are the model's own.
+    pub fell_back_to: Option<String>,
 }
 
 impl ApplySummary {
@@ -327,7 +330,16 @@ impl ApplySummary {
     /// is, or a note that the model file cannot be checked. `what` names the model.
     pub fn render_shift(&self, what: &str) -> String {
         match &self.shift {
-            Some(s) => s.render(what),
+            Some(s) => {
+                let mut out = s.render(what);
+                if let Some(input) = &self.fell_back_to {
+                    let _ = writeln!(
+                        out,
+                        "warning: {what} is shrunk toward `{input}`: under this shift the `fused` column is `{input}` alone on the label's scale (--on-shift keep: the shrunk score as fitted)"
+                    );
+                }
+                out
+            }
             None => format!(
                 "note: {what} records no training distribution (written before fusion-model schema 2): the shift check is unavailable; refit to get it\n"
             ),
@@ -337,8 +349,9 @@ impl ApplySummary {
 
 impl FusedModel {
     /// The fused score of every row of the score file `scores` (keyed by `id`, and `system` when
-    /// it has one), with the shift check of the scored rows under `shift`.
-    pub fn apply_file(&self, scores: &Path, shift: &ShiftSettings) -> Result<Applied, FusionError> {
+    /// it has one), with the shift check of the scored rows under `shift`; a shrunk model under a
+    /// warning scores as `on_shift` says ([`FusedModel::apply_rows`]).
+    pub fn apply_file(&self, scores: &Path, shift: &ShiftSettings, on_shift: OnShift) -> Result<Applied, FusionError> {
         shift.validate()?;
         let inputs = self.input_names();
         let mut keys: Vec<&str> = vec!["id"];
@@ -353,10 +366,7 @@ impl FusedModel {
         if self.model.has_gate() {
             header.extend(inputs.iter().map(|i| format!("gate_{i}")));
         }
-        let mut out = csv::Writer::from_writer(Vec::new());
-        out.write_record(&header)?;
-        let (mut incomplete, mut gates) = (Vec::new(), Vec::new());
-        let mut tally = self.shift.as_ref().map(|r| r.tally());
+        let (mut incomplete, mut complete, mut values) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..table.rows.len() {
             let mut row = Vec::with_capacity(inputs.len());
             for (j, col) in inputs.iter().enumerate() {
@@ -364,30 +374,38 @@ impl FusedModel {
                     row.push(v);
                 }
             }
-            let mut cells = table.key(i, keys.len());
             if row.len() == inputs.len() {
-                if let (Some(t), Some(r)) = (&mut tally, &self.shift) {
-                    t.add(r, &row);
-                }
-                cells.push(self.predict(&row).to_string());
-                if let Some(g) = self.model.gate(&row) {
-                    cells.extend(g.iter().map(f64::to_string));
-                    gates.push(g);
-                }
+                complete.push(i);
+                values.push(row);
             } else {
                 incomplete.push(table.rows[i].0);
+            }
+        }
+        let applied = self.apply_rows(&values, shift, on_shift);
+        let mut out = csv::Writer::from_writer(Vec::new());
+        out.write_record(&header)?;
+        let mut next = 0; // position of row i among the complete rows
+        for i in 0..table.rows.len() {
+            let mut cells = table.key(i, keys.len());
+            if complete.get(next) == Some(&i) {
+                cells.push(applied.fused[next].to_string());
+                if let Some(g) = applied.gates.get(next) {
+                    cells.extend(g.iter().map(f64::to_string));
+                }
+                next += 1;
             }
             cells.resize(header.len(), String::new());
             out.write_record(&cells)?;
         }
         let csv = out.into_inner().map_err(|e| csv::Error::from(e.into_error()))?;
         let summary = ApplySummary {
-            scored: table.rows.len() - incomplete.len(),
+            scored: complete.len(),
             rows: table.rows.len(),
             incomplete_lines: incomplete,
             model: self.model.name().to_string(),
-            shift: tally.zip(self.shift.as_ref()).map(|(t, r)| t.report(r, &inputs, shift)),
-            gate: GateSummary::of(inputs, &gates),
+            shift: applied.shift,
+            fell_back_to: applied.fell_back_to,
+            gate: GateSummary::of(inputs, &applied.gates),
         };
         Ok(Applied { csv, summary })
     }
@@ -429,7 +447,7 @@ mod tests {
         assert_eq!(doc.provenance.settings["model"], "linear");
         let scores = dir.path().join("s.csv");
         std::fs::write(&scores, "id,a\nq1,0.5\nq2,\n").unwrap();
-        let applied = doc.body.apply_file(&scores, &ShiftSettings::default()).unwrap();
+        let applied = doc.body.apply_file(&scores, &ShiftSettings::default(), OnShift::Fallback).unwrap();
         let text = String::from_utf8(applied.csv).unwrap();
         let fused: f64 = text.lines().nth(1).unwrap().split(',').nth(1).unwrap().parse().unwrap();
         // By hand: 1 + 2 * 0.5 = 2; q2 has no value of `a` and keeps its key only.
@@ -477,7 +495,7 @@ mod tests {
         // Every value above the training maximum 0.95.
         let rows: String = (0..20).map(|i| format!("q{i},{}\n", 2.0 + f64::from(i))).collect();
         std::fs::write(&scores, format!("id,a\n{rows}")).unwrap();
-        let applied = fit.model.body.apply_file(&scores, &ShiftSettings::default()).unwrap();
+        let applied = fit.model.body.apply_file(&scores, &ShiftSettings::default(), OnShift::Fallback).unwrap();
         let shift = applied.summary.shift.as_ref().unwrap();
         assert_eq!((shift.rows, shift.training_rows, shift.inputs[0].outside), (20, 20, 1.0));
         assert!(shift.warned);
@@ -490,12 +508,56 @@ mod tests {
         o.insert("schema_version".into(), 1.into());
         let doc = FusedModel::from_json("old.json", &old.to_string()).unwrap();
         assert_eq!(doc.schema_version, 2);
-        let applied = doc.body.apply_file(&scores, &ShiftSettings::default()).unwrap();
+        let applied = doc.body.apply_file(&scores, &ShiftSettings::default(), OnShift::Fallback).unwrap();
         assert!(applied.summary.shift.is_none());
         assert_eq!(
             applied.summary.render_shift("old.json"),
             "note: old.json records no training distribution (written before fusion-model schema 2): the shift check is unavailable; refit to get it\n"
         );
+    }
+
+    #[test]
+    fn a_shrunk_model_falls_back_to_its_single_input_when_the_shift_check_warns() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = FitSettings {
+            model: ModelName::Linear,
+            shrink: Some(ShrinkSetting::Lambda(0.5)),
+            ..FitSettings::default()
+        };
+        // y = a + b on a = 0, 0.05, ..., 0.95 and b = 0, 0.025, 0.05, 0.075 repeated: least squares is
+        // exact, `a` ranks y best alone (b adds less than two steps of a), the fallback is `a` rescaled.
+        let a: Vec<f64> = (0..20).map(|i| f64::from(i) / 20.0).collect();
+        let b: Vec<f64> = (0..20).map(|i| f64::from(i % 4) / 40.0).collect();
+        let y: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
+        let x: Vec<Vec<f64>> = a.iter().zip(&b).map(|(a, b)| vec![*a, *b]).collect();
+        let data = Dataset::from_rows(vec!["a".into(), "b".into()], "h".into(), x.clone(), y.clone()).unwrap();
+        let body = settings.fit(data, &|_| None, "l.csv", Provenance::version_only()).unwrap().model.body;
+        let stats = |v: &[f64]| {
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            (m, (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64).sqrt())
+        };
+        let ((ma, sa), (my, sy)) = (stats(&a), stats(&y));
+        // Every value above the training maximum 0.95: the check warns.
+        let shifted = dir.path().join("s.csv");
+        let rows: String = (0..20).map(|i| format!("q{i},{},0.5\n", 2.0 + f64::from(i))).collect();
+        std::fs::write(&shifted, format!("id,a,b\n{rows}")).unwrap();
+        let first = |csv: &[u8]| -> f64 {
+            String::from_utf8(csv.to_vec()).unwrap().lines().nth(1).unwrap().split(',').nth(1).unwrap().parse().unwrap()
+        };
+        let applied = body.apply_file(&shifted, &ShiftSettings::default(), OnShift::Fallback).unwrap();
+        assert_eq!(applied.summary.fell_back_to.as_deref(), Some("a"));
+        // q0 (a = 2, b = 0.5): the label's mean and population sd around a's z-score on the training rows.
+        let by_hand = my + sy * (2.0 - ma) / sa;
+        assert!((first(&applied.csv) - by_hand).abs() < 1e-9, "{} vs {by_hand}", first(&applied.csv));
+        assert!(applied.summary.render_shift("m.json").contains("warning: m.json is shrunk toward `a`"));
+        let kept = body.apply_file(&shifted, &ShiftSettings::default(), OnShift::Keep).unwrap();
+        assert_eq!(kept.summary.fell_back_to, None);
+        assert!((first(&kept.csv) - body.predict(&[2.0, 0.5])).abs() < 1e-12);
+        assert!((first(&kept.csv) - by_hand).abs() > 0.1, "the shrunk score differs from the fallback here");
+        // The training rows themselves do not warn: the model's own score.
+        let same = body.apply_rows(&x, &ShiftSettings::default(), OnShift::Fallback);
+        assert!(!same.shift.unwrap().warned && same.fell_back_to.is_none());
+        assert!((same.fused[3] - body.predict(&x[3])).abs() < 1e-12);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use crate::dataset::Dataset;
 use crate::linear::{Linear, Scaler};
 use crate::moe::{MoeModel, MoeParams};
-use crate::shift::{ShiftReference, SHIFT_BINS};
+use crate::shift::{ShiftReference, ShiftReport, ShiftSettings, SHIFT_BINS};
 use crate::shrink::Shrink;
 use crate::svr::{grid_search, Svr, SvrGrid, SvrParams};
 use crate::FusionError;
@@ -154,6 +154,31 @@ pub struct LabelInfo {
     pub mean: f64,
 }
 
+/// What a shrunk model scores when the shift check warns on the rows it is applied to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnShift {
+    /// The single input it is shrunk toward, alone ([`Shrink::fallback`]).
+    #[default]
+    Fallback,
+    /// The shrunk score as fitted.
+    Keep,
+}
+
+/// A model applied to rows of input values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedRows {
+    /// One score per row.
+    pub fused: Vec<f64>,
+    /// MoE-CIU: the gate's weight on each input, per row; else empty.
+    pub gates: Vec<Vec<f64>>,
+    /// The rows against the training rows; none when the model records no training distribution.
+    pub shift: Option<ShiftReport>,
+    /// The input the scores fell back to ([`OnShift::Fallback`] of a shrunk model under a shift
+    /// warning); none when they are the model's own.
+    pub fell_back_to: Option<String>,
+}
+
 /// A model file: what was fitted and on what (who fitted it, when and how is its provenance).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FusedModel {
@@ -236,6 +261,24 @@ impl FusedModel {
             Some(s) => s.predict(fused, row),
             None => fused,
         }
+    }
+
+    /// The scores of `rows` (input values in [`FusedModel::inputs`] order), with the shift check
+    /// of the rows under `settings`; a shrunk model under a warning scores as `on_shift` says.
+    pub fn apply_rows(&self, rows: &[Vec<f64>], settings: &ShiftSettings, on_shift: OnShift) -> AppliedRows {
+        let names = self.input_names();
+        let shift = self.shift.as_ref().map(|r| r.check(&names, rows, settings));
+        let warned = shift.as_ref().is_some_and(|s| s.warned);
+        let fallback = self.shrink.as_ref().filter(|_| warned && on_shift == OnShift::Fallback);
+        let fused = rows
+            .iter()
+            .map(|r| match fallback {
+                Some(s) => s.fallback(r),
+                None => self.predict(r),
+            })
+            .collect();
+        let gates = rows.iter().filter_map(|r| self.model.gate(r)).collect();
+        AppliedRows { fused, gates, shift, fell_back_to: fallback.map(|s| names[s.input].clone()) }
     }
 
     /// Reads a model file, refusing other kinds and models that cannot be applied.

@@ -141,6 +141,14 @@ impl Shrink {
         self.label.mean + self.label.sd * z
     }
 
+    /// The score of a row when the shift check warns ([`crate::shift`]): the single input alone
+    /// (`lambda` 0), on the label's scale. `lambda` was chosen on rows like the training rows; on
+    /// rows unlike them it has no support, and the score falls back to the input a user without
+    /// the fusion would have picked.
+    pub fn fallback(&self, row: &[f64]) -> f64 {
+        self.label.mean + self.label.sd * self.single.z(row[self.input])
+    }
+
     /// Checks the numbers against a model of `n_inputs` inputs.
     pub fn validate(&self, n_inputs: usize) -> Result<(), String> {
         if self.input >= n_inputs {
@@ -299,6 +307,8 @@ mod tests {
         let s = Shrink::fit(&data, &choice, &fused, ShrinkSetting::Lambda(0.25), 5, 0).unwrap();
         assert_eq!((s.input, s.cross_validated), (1, false));
         assert!((s.predict(16.0, &[0.0, 3.0]) - 6.207_107).abs() < 1e-6, "{s:?}");
+        // Under a shift, b alone: 4 + 2 sqrt 2 * (3 - 2) / sqrt 2 = 6, whatever the fused score.
+        assert!((s.fallback(&[0.0, 3.0]) - 6.0).abs() < 1e-12, "{s:?}");
         assert!(s.validate(2).is_ok() && s.validate(1).is_err());
     }
 

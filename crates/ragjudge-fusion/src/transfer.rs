@@ -15,7 +15,7 @@
 
 use crate::dataset::Dataset;
 use crate::linear::dependent_column;
-use crate::model::{Model, ModelChoice};
+use crate::model::{Model, ModelChoice, OnShift};
 use crate::moe::{MoeKind, MoeParams};
 use crate::shift::{ShiftReference, ShiftReport, ShiftSettings, SHIFT_BINS};
 use crate::shrink::{best_single, Shrink, ShrinkSetting};
@@ -41,7 +41,16 @@ pub struct TransferConfig {
     pub seed: u64,
     /// When the shift check warns.
     pub shift: ShiftSettings,
+    /// What a shrunk model scores when the shift check of its inputs warns on the held-out group.
+    pub on_shift: OnShift,
 }
+
+/// Bootstrap resamples of the held-out rows for the interval of a method's difference to the
+/// best single input.
+pub const LOSS_RESAMPLES: usize = 2000;
+
+/// The level of that interval.
+pub const LOSS_LEVEL: f64 = 0.95;
 
 /// A method's Spearman on one held-out group.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -52,6 +61,13 @@ pub struct MethodScore {
     pub method: String,
     /// Spearman with the held-out labels; none when undefined (constant prediction).
     pub spearman: Option<f64>,
+    /// The [`LOSS_LEVEL`] paired bootstrap interval of (this method - the best single input) in
+    /// Spearman over the held-out rows (undefined counted as 0); none when every resample is
+    /// undefined.
+    pub vs_best_single: Option<(f64, f64)>,
+    /// Shrunk methods: the input they fell back to because the shift check of the model's inputs
+    /// warned ([`OnShift::Fallback`]).
+    pub fell_back_to: Option<String>,
 }
 
 /// One held-out group.
@@ -88,6 +104,11 @@ pub struct MethodSummary {
     pub lost: Vec<String>,
     /// Of those, the ones where the shift check warned.
     pub lost_with_warning: Vec<String>,
+    /// Held-out groups lost beyond noise: more than [`LOSS_MARGIN`] below the best single input
+    /// and the whole interval of the difference below 0.
+    pub lost_beyond_noise: Vec<String>,
+    /// Of those, the ones where the shift check warned.
+    pub lost_beyond_noise_with_warning: Vec<String>,
 }
 
 /// How far below the best single input a method must fall on a split to count as a loss.
@@ -175,15 +196,17 @@ fn split(
     }
     let shift = ShiftReference::fit(&tr.x, SHIFT_BINS).map_err(fail)?.check(&data.inputs, &te.x, &config.shift);
     let mut scores = Vec::new();
-    let mut push = |group, method: String, pred: &[f64]| {
-        let spearman = ragjudge_stats::correlation::spearman(pred, &te.y).ok().and_then(|c| c.coefficient);
-        scores.push(MethodScore { group, method, spearman: spearman.filter(|v| v.is_finite()) });
+    let mut predictions = Vec::new();
+    let mut push = |group, method: String, pred: Vec<f64>, fell_back_to: Option<String>| {
+        let spearman = spearman_of(&pred, &te.y);
+        scores.push(MethodScore { group, method, spearman, vs_best_single: None, fell_back_to });
+        predictions.push(pred);
     };
     for (j, name) in data.inputs.iter().enumerate() {
-        push("input", name.clone(), &te.column(j));
+        push("input", name.clone(), te.column(j), None);
     }
     let (best, _) = best_single(&tr.x, &tr.y).map_err(fail)?;
-    push("best-single", "Best single input (training)".into(), &te.column(best));
+    push("best-single", "Best single input (training)".into(), te.column(best), None);
     let varying: Vec<usize> = (0..data.inputs.len()).filter(|&j| tr.x.iter().any(|r| r[j] != tr.x[0][j])).collect();
     if varying.is_empty() {
         return Err(fail(FusionError::Data("every input is constant on the training groups".into())));
@@ -198,12 +221,25 @@ fn split(
         let (tr_c, te_c) = (columns(&tr, &cols), columns(&te, &cols));
         let model = Model::fit(&tr_c, &choice).map_err(fail)?;
         let fused: Vec<f64> = te_c.x.iter().map(|r| model.predict(r)).collect();
-        push("fusion", name.to_string(), &fused);
         let on_train: Vec<f64> = tr_c.x.iter().map(|r| model.predict(r)).collect();
         let shrink =
             Shrink::fit(&tr_c, &choice, &on_train, ShrinkSetting::Auto, config.folds, config.seed).map_err(fail)?;
-        let shrunk: Vec<f64> = te_c.x.iter().zip(&fused).map(|(r, f)| shrink.predict(*f, r)).collect();
-        push("shrunk", format!("{name} + shrink"), &shrunk);
+        // As `fuse apply` would: the shift check of the model's own inputs decides the fallback.
+        let moved =
+            ShiftReference::fit(&tr_c.x, SHIFT_BINS).map_err(fail)?.check(&tr_c.inputs, &te_c.x, &config.shift).warned;
+        let fallback = moved && config.on_shift == OnShift::Fallback;
+        let shrunk: Vec<f64> = te_c
+            .x
+            .iter()
+            .zip(&fused)
+            .map(|(r, f)| if fallback { shrink.fallback(r) } else { shrink.predict(*f, r) })
+            .collect();
+        push("fusion", name.to_string(), fused, None);
+        push("shrunk", format!("{name} + shrink"), shrunk, fallback.then(|| tr_c.inputs[shrink.input].clone()));
+    }
+    let best_at = data.inputs.len();
+    for (k, m) in scores.iter_mut().enumerate() {
+        m.vs_best_single = difference_interval(&predictions[k], &predictions[best_at], &te.y, config.seed);
     }
     // Table order: inputs, best single, then each fusion followed by its shrunk form is kept
     // as pushed.
@@ -216,6 +252,26 @@ fn split(
         shift,
         scores,
     })
+}
+
+/// Spearman of `pred` with `y`; none when undefined (a constant side).
+fn spearman_of(pred: &[f64], y: &[f64]) -> Option<f64> {
+    ragjudge_stats::correlation::spearman(pred, y).ok().and_then(|c| c.coefficient).filter(|v| v.is_finite())
+}
+
+/// The paired percentile bootstrap interval (rows resampled together, [`LOSS_RESAMPLES`] at
+/// [`LOSS_LEVEL`], seeded) of `spearman(a, y) - spearman(b, y)`, undefined counted as 0 as in the
+/// means.
+fn difference_interval(a: &[f64], b: &[f64], y: &[f64], seed: u64) -> Option<(f64, f64)> {
+    let index: Vec<f64> = (0..y.len()).map(|i| i as f64).collect();
+    let pick = |v: &[f64], rows: &[f64]| rows.iter().map(|&i| v[i as usize]).collect::<Vec<f64>>();
+    let diff = |rows: &[f64]| {
+        let ys = pick(y, rows);
+        spearman_of(&pick(a, rows), &ys).unwrap_or(0.0) - spearman_of(&pick(b, rows), &ys).unwrap_or(0.0)
+    };
+    ragjudge_stats::bootstrap::bootstrap_ci(&index, diff, LOSS_RESAMPLES, LOSS_LEVEL, seed)
+        .ok()
+        .map(|c| (c.low, c.high))
 }
 
 /// The group of every row of `data` (joined on `keys`): the cell of `column` in the score file
@@ -311,13 +367,23 @@ fn summarize(splits: &[TransferSplit]) -> Vec<MethodSummary> {
             let diff = splits.iter().map(|s| value(s, k) - value(s, best_at)).sum::<f64>() / n;
             let lost: Vec<&TransferSplit> =
                 splits.iter().filter(|s| value(s, k) < value(s, best_at) - LOSS_MARGIN).collect();
+            let beyond: Vec<&TransferSplit> = lost
+                .iter()
+                .copied()
+                .filter(|s| s.scores[k].vs_best_single.is_some_and(|(_, high)| high < 0.0))
+                .collect();
+            let names = |v: &[&TransferSplit]| v.iter().map(|s| s.held_out.clone()).collect::<Vec<_>>();
+            let warned =
+                |v: &[&TransferSplit]| v.iter().filter(|s| s.shift.warned).map(|s| s.held_out.clone()).collect();
             MethodSummary {
                 method: first.scores[k].method.clone(),
                 group: first.scores[k].group,
                 mean,
                 mean_vs_best_single: diff,
-                lost: lost.iter().map(|s| s.held_out.clone()).collect(),
-                lost_with_warning: lost.iter().filter(|s| s.shift.warned).map(|s| s.held_out.clone()).collect(),
+                lost: names(&lost),
+                lost_with_warning: warned(&lost),
+                lost_beyond_noise: names(&beyond),
+                lost_beyond_noise_with_warning: warned(&beyond),
             }
         })
         .collect()
@@ -326,13 +392,17 @@ fn summarize(splits: &[TransferSplit]) -> Vec<MethodSummary> {
 impl TransferReport {
     /// One row per (held-out group, method): `held_out,test_rows,shift_warned,group,method,spearman`.
     pub fn to_csv(&self) -> String {
-        let mut out = String::from("held_out,test_rows,shift_warned,max_psi,max_outside,group,method,spearman\n");
+        let mut out = String::from(
+            "held_out,test_rows,shift_warned,max_psi,max_outside,group,method,spearman,vs_best_low,vs_best_high,fell_back_to\n",
+        );
         let mut w = csv::Writer::from_writer(Vec::new());
         for s in &self.splits {
             let max_psi = s.shift.inputs.iter().map(|i| i.psi).fold(0.0, f64::max);
             let max_out = s.shift.inputs.iter().map(|i| i.outside).fold(0.0, f64::max);
             for m in &s.scores {
                 let rho = m.spearman.map(|v| format!("{v:.6}")).unwrap_or_default();
+                let (low, high) =
+                    m.vs_best_single.map(|(l, h)| (format!("{l:.6}"), format!("{h:.6}"))).unwrap_or_default();
                 // Writing to memory cannot fail.
                 w.write_record([
                     s.held_out.as_str(),
@@ -343,6 +413,9 @@ impl TransferReport {
                     m.group,
                     &m.method,
                     &rho,
+                    &low,
+                    &high,
+                    m.fell_back_to.as_deref().unwrap_or_default(),
                 ])
                 .ok();
             }
@@ -370,6 +443,8 @@ impl TransferReport {
                 let cell = s.scores[k].spearman.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into());
                 if m.group == "best-single" {
                     let _ = write!(out, " {cell} ({}) |", s.best_single);
+                } else if let Some(input) = &s.scores[k].fell_back_to {
+                    let _ = write!(out, " {cell} (fallback: {input}) |");
                 } else {
                     let _ = write!(out, " {cell} |");
                 }
@@ -391,17 +466,26 @@ impl TransferReport {
         out += " | |\n\n";
         let _ = writeln!(
             out,
-            "Against the best single input chosen on the training groups (a loss: more than {LOSS_MARGIN} below it):\n\n\
-             | method | mean vs best single | held-out groups lost | of which the shift check warned |\n|---|---|---|---|"
+            "Against the best single input chosen on the training groups (a loss: more than {LOSS_MARGIN} below it; \
+             beyond noise: also the whole {:.0}% paired bootstrap interval of the difference below 0; \
+             `fallback`: a shrunk model whose inputs the shift check flagged scores as its single input):\n\n\
+             | method | mean vs best single | held-out groups lost | of which the shift check warned | lost beyond noise | of which warned |\n\
+             |---|---|---|---|---|---|",
+            100.0 * LOSS_LEVEL
         );
+        let list = |v: &[String]| if v.is_empty() { "-".to_string() } else { v.join(", ") };
         for m in self.summary.iter().filter(|m| m.group == "fusion" || m.group == "shrunk") {
             let _ = writeln!(
                 out,
-                "| {} | {:+.3} | {} | {} |",
+                "| {} | {:+.3} | {} | {} of {} | {} | {} of {} |",
                 m.method,
                 m.mean_vs_best_single,
-                if m.lost.is_empty() { "-".to_string() } else { m.lost.join(", ") },
-                format_args!("{} of {}", m.lost_with_warning.len(), m.lost.len())
+                list(&m.lost),
+                m.lost_with_warning.len(),
+                m.lost.len(),
+                list(&m.lost_beyond_noise),
+                m.lost_beyond_noise_with_warning.len(),
+                m.lost_beyond_noise.len()
             );
         }
         out
@@ -420,6 +504,7 @@ mod tests {
             moe: MoeParams { epochs: 3, ..MoeParams::default() },
             seed: 0,
             shift: ShiftSettings::default(),
+            on_shift: OnShift::Fallback,
         }
     }
 
@@ -480,7 +565,7 @@ mod tests {
         );
         assert!(r
             .to_csv()
-            .starts_with("held_out,test_rows,shift_warned,max_psi,max_outside,group,method,spearman\nA,30,"));
+            .starts_with("held_out,test_rows,shift_warned,max_psi,max_outside,group,method,spearman,vs_best_low,vs_best_high,fell_back_to\nA,30,"));
     }
 
     #[test]
@@ -499,6 +584,34 @@ mod tests {
         let (both, groups) = concat(two.clone(), "first", data.subset(&[2]), "second").unwrap();
         assert_eq!((both.y, groups), (vec![1.0, 2.0, 3.0], vec!["first".to_string(), "first".into(), "second".into()]));
         assert!(concat(two.clone(), "s", two, "s").is_err());
+    }
+
+    #[test]
+    fn shrunk_models_fall_back_where_their_inputs_moved_and_losses_get_an_interval() {
+        // Group B is group A moved up by 100 in `a` (y = a^2 on 0..30 in both): the check of the
+        // models' one input warns both ways, so every shrunk model scores as `a` itself.
+        let a: Vec<f64> = (0..60).map(|i| f64::from(i % 30) + if i < 30 { 0.0 } else { 100.0 }).collect();
+        let y: Vec<f64> = (0..60).map(|i| f64::from((i % 30) * (i % 30))).collect();
+        let data = Dataset::from_rows(vec!["a".into()], "h".into(), a.iter().map(|v| vec![*v]).collect(), y).unwrap();
+        let groups: Vec<String> = (0..60).map(|i| if i < 30 { "A".into() } else { "B".into() }).collect();
+        let r = run(&data, &groups, "g", &config()).unwrap();
+        for s in &r.splits {
+            assert!(s.shift.warned);
+            for m in s.scores.iter().filter(|m| m.group == "shrunk") {
+                assert_eq!((m.fell_back_to.as_deref(), m.spearman), (Some("a"), Some(1.0)), "{m:?}");
+                assert_eq!(m.vs_best_single, Some((0.0, 0.0)));
+            }
+        }
+        let kept = run(&data, &groups, "g", &TransferConfig { on_shift: OnShift::Keep, ..config() }).unwrap();
+        assert!(kept.splits.iter().flat_map(|s| &s.scores).all(|m| m.fell_back_to.is_none()));
+        assert!(r.to_markdown().contains("(fallback: a)"));
+        // An input that ranks the labels backwards against one that ranks them exactly: every
+        // resample gives 1 - (-1) the other way round.
+        let y: Vec<f64> = (0..30).map(f64::from).collect();
+        let back: Vec<f64> = y.iter().map(|v| -v).collect();
+        let (low, high) = difference_interval(&back, &y, &y, 0).unwrap();
+        assert!((low + 2.0).abs() < 1e-12 && (high + 2.0).abs() < 1e-12, "{low} {high}");
+        assert_eq!(difference_interval(&y, &y, &y, 0), Some((0.0, 0.0)));
     }
 
     #[test]

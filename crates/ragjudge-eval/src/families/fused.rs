@@ -64,10 +64,12 @@ impl MetricFamily for Fused {
         let mut watched = Vec::new();
         for path in paths {
             let model = FusedModel::load(path).map_err(|e| EvalError::settings(e.to_string()))?;
+            let inputs = model.input_names();
             watched.push(Watched {
                 model: path.clone(),
                 detail_key: prefix(paths, path),
-                inputs: model.input_names(),
+                shrunk_toward: model.shrink.as_ref().map(|s| inputs[s.input].clone()),
+                inputs,
                 reference: model.shift.map(|r| {
                     let t = r.tally();
                     (r, t)

@@ -22,6 +22,8 @@ pub struct ModelShift {
     pub model: PathBuf,
     /// The check; none when the model file records no training distribution (schema 1).
     pub report: Option<ShiftReport>,
+    /// The single input a model fitted with `--shrink` is shrunk toward; none when it is not.
+    pub shrunk_toward: Option<String>,
 }
 
 impl ModelShift {
@@ -29,7 +31,15 @@ impl ModelShift {
     pub fn render(&self) -> String {
         let what = format!("fused:{}", self.model.display());
         match &self.report {
-            Some(r) => r.render(&what),
+            Some(r) => {
+                let mut out = r.render(&what);
+                if let Some(input) = self.shrunk_toward.as_ref().filter(|_| r.warned) {
+                    out += &format!(
+                        "warning: {what} is shrunk toward `{input}`: under this shift `fuse apply` scores it as `{input}` alone; the column here holds the shrunk score as fitted (scores are written before the whole run's shift is known)\n"
+                    );
+                }
+                out
+            }
             None => format!(
                 "note: {what} records no training distribution (written before fusion-model schema 2): the shift check is unavailable; refit to get it\n"
             ),
@@ -47,6 +57,8 @@ pub(crate) struct Watched {
     pub inputs: Vec<String>,
     /// The training distribution and the counts; none for a file of schema 1.
     pub reference: Option<(ShiftReference, ShiftTally)>,
+    /// The single input the model is shrunk toward, if it is.
+    pub shrunk_toward: Option<String>,
 }
 
 /// The stage over `models`, warning under `settings`.
@@ -82,6 +94,7 @@ impl Stage for FusedShift {
             .into_iter()
             .map(|m| ModelShift {
                 report: m.reference.map(|(r, t)| t.report(&r, &m.inputs, &self.settings)),
+                shrunk_toward: m.shrunk_toward,
                 model: m.model,
             })
             .collect();

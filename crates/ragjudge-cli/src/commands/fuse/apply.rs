@@ -47,7 +47,7 @@ pub fn run(args: &ApplyArgs) -> Result<()> {
     let model = FusedModel::load(&args.model)?;
     let source = format!("{}", args.scores.display());
     model.check_definitions(&definitions_of(&args.scores)?, &source)?;
-    let applied = model.apply_file(&args.scores, &shift)?;
+    let applied = model.apply_file(&args.scores, &shift, args.shift.on_shift())?;
     let out = String::from_utf8(applied.csv)?;
     match &args.output {
         Some(p) => write(p, &out)?,

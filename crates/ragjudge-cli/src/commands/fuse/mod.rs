@@ -16,6 +16,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use ragjudge_core::table::JoinKeys;
 use ragjudge_eval::families::read_definitions;
 use ragjudge_fusion::dataset::{load, Dataset};
+use ragjudge_fusion::model::OnShift;
 use ragjudge_fusion::shift::ShiftSettings;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -72,12 +73,33 @@ pub struct ShiftArgs {
     /// Shift check: warn when more than this share of rows lies outside an input's training range.
     #[arg(long, value_name = "SHARE", default_value_t = ShiftSettings::default().outside)]
     pub outside_threshold: f64,
+    /// What a model fitted with --shrink scores when the shift check warns: `fallback`, the single
+    /// input it is shrunk toward, alone; `keep`, the shrunk score as fitted.
+    #[arg(long, value_enum, default_value_t = OnShiftArg::Fallback)]
+    pub on_shift: OnShiftArg,
+}
+
+/// The `--on-shift` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnShiftArg {
+    /// The single input the model is shrunk toward, alone.
+    Fallback,
+    /// The shrunk score as fitted.
+    Keep,
 }
 
 impl ShiftArgs {
     /// The library's shift settings.
     pub(crate) fn settings(&self) -> ShiftSettings {
         ShiftSettings { psi: self.shift_threshold, outside: self.outside_threshold }
+    }
+
+    /// What a shrunk model scores under a warning.
+    pub(crate) fn on_shift(&self) -> OnShift {
+        match self.on_shift {
+            OnShiftArg::Fallback => OnShift::Fallback,
+            OnShiftArg::Keep => OnShift::Keep,
+        }
     }
 }
 

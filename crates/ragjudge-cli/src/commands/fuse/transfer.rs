@@ -46,6 +46,7 @@ pub fn run_transfer(args: &StudyArgs) -> Result<()> {
         moe: MoeParams::default(),
         seed: t.seed,
         shift: t.shift.settings(),
+        on_shift: t.shift.on_shift(),
     };
     config.shift.validate()?;
     let keys = args.data.keys()?;
