@@ -810,7 +810,7 @@ def testgen(
     round_trip_k: int = 5,
     retries: int = 2,
     seed: int = 0,
-    embedder: str = "minilm",
+    embedder: Optional[str] = None,
     skip_invalid: bool = False,
     dry_run: bool = False,
     cache: Optional[PathLike] = None,
@@ -822,6 +822,7 @@ def testgen(
     for questions of each type and keeps those that pass the checks of docs/testgen.md (wording,
     near-duplicates, the round trip to their source within ``round_trip_k`` chunks, answerable,
     grounded, a reference that answers; unanswerable ones checked against the whole collection).
+    ``embedder`` defaults to MiniLM when every document is English, else multilingual-e5-small.
     With ``dry_run`` no model is called: the chunks, topics and call estimate only."""
     paths = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
     out = _native.testgen(

@@ -203,7 +203,7 @@ def testgen(
     round_trip_k: int = 5,
     retries: int = 2,
     seed: int = 0,
-    embedder: str = ...,
+    embedder: Optional[str] = None,
     skip_invalid: bool = False,
     dry_run: bool = False,
     cache: Optional[str] = None,

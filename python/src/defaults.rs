@@ -74,7 +74,8 @@ fn testgen() -> Value {
         "round_trip_k": t.selection.verify.round_trip_k,
         "retries": t.generation.retries,
         "seed": t.sample.seed,
-        "embedder": ModelSettings::default().embedder,
+        // None: chosen from the collection's language (`default_embedder_for`).
+        "embedder": Value::Null,
         "skip_invalid": ReadOptions::default().skip_invalid,
     })
 }

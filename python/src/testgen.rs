@@ -5,7 +5,7 @@ use crate::error::value_error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ragjudge_eval::models::backends::{embedder as load_embedder, judge as load_judge};
-use ragjudge_eval::models::{EncoderSettings, ModelSettings};
+use ragjudge_eval::models::{default_embedder_for, EncoderSettings, ModelSettings};
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
@@ -44,7 +44,7 @@ fn text(bytes: Result<Vec<u8>, TestgenError>) -> Result<String, String> {
     corpus, *, judge=ModelSettings::default().judge.spec, sample=24, per_chunk=1, types=None,
     allocation="proportional", weights=None, min_per_topic=1, per_topic=0, cluster="kmeans", topics=None,
     max_topics=12, eps=None, min_points=4, dims=10, chunk_tokens=160, overlap=1, round_trip_k=5, retries=2, seed=0,
-    embedder=ModelSettings::default().embedder, skip_invalid=false, dry_run=false, cache=None, no_cache=false, threads=None
+    embedder=None, skip_invalid=false, dry_run=false, cache=None, no_cache=false, threads=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn testgen(
@@ -69,7 +69,7 @@ pub fn testgen(
     round_trip_k: usize,
     retries: u32,
     seed: u64,
-    embedder: String,
+    embedder: Option<String>,
     skip_invalid: bool,
     dry_run: bool,
     cache: Option<PathBuf>,
@@ -115,7 +115,9 @@ pub fn testgen(
     let out = py.detach(move || -> Result<_, String> {
         let read = read_corpus(&corpus, ReadOptions { skip_invalid }).map_err(|e| e.to_string())?;
         let encoder = EncoderSettings { batch_size: 32, threads, ..EncoderSettings::default() };
-        let embedder = load_embedder(&embedder, encoder).map_err(|e| e.to_string())?;
+        let name =
+            embedder.unwrap_or_else(|| default_embedder_for(read.documents.iter().map(|d| d.text.as_str())).into());
+        let embedder = load_embedder(&name, encoder).map_err(|e| e.to_string())?;
         let planned = plan_collection(read, &corpus, embedder.as_ref(), &settings).map_err(|e| e.to_string())?;
         let topics = text(planned.topics_json())?;
         let chunks = to_text(planned.plan.chunk_rows())?;

@@ -181,6 +181,22 @@ fn testgen_refuses_a_share_of_follow_ups_outside_zero_to_one_before_reading_anyt
 }
 
 #[test]
+fn testgen_embeds_a_collection_with_chinese_documents_with_the_multilingual_encoder() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = "{\"id\": \"d1\", \"text\": \"The central bank raised its rate in May. Markets fell.\"}\n\
+                {\"id\": \"d2\", \"text\": \"央行五月上调利率。市场随即下跌，投资者转向债券。\"}\n\
+                {\"id\": \"d3\", \"text\": \"铀矿价格有望保持上升趋势，供需缺口仍然存在。\"}\n";
+    let zh = write(dir.path(), "mixed.jsonl", docs.as_bytes());
+    let en = repo_root().join("examples/corpus/docs.jsonl").display().to_string();
+    for (corpus, want, sample) in [(zh.as_str(), "multilingual-e5-small", "2"), (en.as_str(), "minilm", "12")] {
+        let out = dir.path().join("q.jsonl").display().to_string();
+        let o = ragjudge(&["testgen", "--corpus", corpus, "--output", &out, "--dry-run", "--sample", sample]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("embedder: {want} (the collection's language")), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn correlate_matches_scipy_on_a_small_table() {
     // scipy 1.17.1: pearsonr -> (0.8, 0.10408803866182782); spearmanr -> (0.8, 0.104088...);
     // kendalltau -> (0.6, 0.23333333333333334) (exact: 2 * 14/120).

@@ -244,7 +244,8 @@ fn a_shrunk_model_mixes_its_standardised_score_with_the_best_single_input() {
     let s = ragjudge(&["score", "--metrics", &format!("fused:{model}"), "--input", &wrong, "--json"]);
     assert!(s.status.success(), "{}", stderr(&s));
     assert!(
-        stderr(&s).contains(&format!("is shrunk toward `{col}`: under this shift `fuse apply` scores it as `{col}` alone")),
+        stderr(&s)
+            .contains(&format!("is shrunk toward `{col}`: under this shift `fuse apply` scores it as `{col}` alone")),
         "{}",
         stderr(&s)
     );

@@ -9,6 +9,6 @@ mod settings;
 
 pub use set::ModelSet;
 pub use settings::{
-    default_embedder, CacheChoice, EncoderSettings, JudgeSettings, ModelSettings, Precision, ENGLISH_EMBEDDER,
-    MULTILINGUAL_EMBEDDER,
+    default_embedder, default_embedder_for, CacheChoice, EncoderSettings, JudgeSettings, ModelSettings, Precision,
+    ENGLISH_EMBEDDER, MULTILINGUAL_EMBEDDER,
 };

@@ -19,6 +19,18 @@ pub fn default_embedder(lang: LangMode) -> &'static str {
     }
 }
 
+/// The embedder for a collection of `texts` when none is named: MiniLM when every text is English
+/// by the project's one language rule (`ragjudge_core::text::detect_lang`), else
+/// multilingual-e5-small, so that one model embeds every text of a mixed collection.
+pub fn default_embedder_for<'a>(texts: impl IntoIterator<Item = &'a str>) -> &'static str {
+    let english = texts.into_iter().all(|t| ragjudge_core::text::detect_lang(t) == ragjudge_core::text::Lang::En);
+    if english {
+        ENGLISH_EMBEDDER
+    } else {
+        MULTILINGUAL_EMBEDDER
+    }
+}
+
 /// Number format of an encoder's dense matrix products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
@@ -136,6 +148,13 @@ mod tests {
         assert_eq!(default_embedder(LangMode::default()), ModelSettings::default().embedder);
         assert_eq!(default_embedder(LangMode::Zh), "multilingual-e5-small");
         assert_eq!(default_embedder(LangMode::Auto), "multilingual-e5-small");
+    }
+
+    #[test]
+    fn a_collection_with_any_chinese_text_gets_the_multilingual_embedder() {
+        assert_eq!(default_embedder_for(["The rate rose.", "Rates fell in May."]), "minilm");
+        assert_eq!(default_embedder_for(["The rate rose.", "利率在五月下降。"]), "multilingual-e5-small");
+        assert_eq!(default_embedder_for([]), "minilm");
     }
     use std::path::Path;
 

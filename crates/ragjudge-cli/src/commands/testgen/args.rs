@@ -100,9 +100,10 @@ pub struct TestgenArgs {
     /// Seed of sampling, clustering and generation.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Embedding model.
-    #[arg(long, default_value = "minilm")]
-    pub embedder: String,
+    /// Embedding model [default: minilm when every document is English, else
+    /// multilingual-e5-small].
+    #[arg(long)]
+    pub embedder: Option<String>,
     /// Number format of the encoder.
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     pub precision: Precision,

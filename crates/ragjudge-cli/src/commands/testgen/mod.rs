@@ -6,6 +6,7 @@ mod args;
 
 use crate::backends;
 use anyhow::{bail, Context as _, Result};
+use ragjudge_eval::models::default_embedder_for;
 use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::select::SelectOptions;
@@ -78,7 +79,15 @@ pub fn run_testgen(args: &TestgenArgs) -> Result<()> {
     for s in &corpus.skipped {
         eprintln!("skipped {}: {}", s.source, s.reason);
     }
-    let embedder = backends::embedder(&args.embedder, 32, args.judge.threads, args.precision)?;
+    let name = match &args.embedder {
+        Some(name) => name.as_str(),
+        None => {
+            let name = default_embedder_for(corpus.documents.iter().map(|d| d.text.as_str()));
+            eprintln!("embedder: {name} (the collection's language; --embedder names another)");
+            name
+        }
+    };
+    let embedder = backends::embedder(name, 32, args.judge.threads, args.precision)?;
     let started = std::time::Instant::now();
     let planned = plan_collection(corpus, &args.corpus, embedder.as_ref(), &settings)?;
     let artifacts = args.artifacts.clone().unwrap_or_else(|| artifacts_dir(&args.output));
