@@ -1,6 +1,6 @@
 //! The DICE commands with the protocols for small judges (`--protocol`), end to end against a
 //! scripted OpenAI-compatible judge on loopback: each answer graded once, the verdicts' evidence
-//! written, the ranking worked by hand.
+//! written, the ranking worked by hand; and `serve`'s own settings (protocol switches, language).
 
 mod common;
 
@@ -198,4 +198,41 @@ fn serve_refuses_dice_options_with_another_protocol() {
     let o = ragjudge(&["serve", "--judge", "openai:unused", "--protocol", "dice-reasoning"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("use `dice` (stage I runs unless reasoning is off)"), "{}", stderr(&o));
+}
+
+#[test]
+fn serve_scores_chinese_with_the_language_it_is_given() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    // The same Chinese answer and reference: English parity mode drops every non-ASCII character
+    // (as rouge-score does), so ROUGE-1 F is 0; with --lang zh it is rouge-chinese's
+    // 2PR / (P + R + 1e-8) at P = R = 1, 0.999999995.
+    let record = r#"{"records": [{"id": "q1", "query": "利率如何？", "answer": "央行五月上调利率。", "reference": "央行五月上调利率。"}]}"#;
+    for (lang, want, tokens) in [("en", 0.0, "en"), ("zh", 2.0 / (2.0 + 1e-8), "zh")] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ragjudge"))
+            .args(["serve", "--metrics", "lexical", "--addr", "127.0.0.1:0", "--lang", lang])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        let addr = first.trim().rsplit("http://").next().unwrap().to_string();
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST /v1/score HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{record}",
+            record.len()
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        let body: Value = serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+        let row = &body["rows"][0];
+        let got = row["rouge1_f"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-12, "--lang {lang}: {got} vs {want}: {row}");
+        let used = row["detail"]["lexical"]["lang"].as_str().unwrap_or("en");
+        assert_eq!(used, tokens, "{row}");
+    }
 }

@@ -7,7 +7,7 @@ mod model_args;
 mod summary;
 mod trec_args;
 
-pub use args::ScoreArgs;
+pub use args::{LangArg, ScoreArgs, ZhRougeArg};
 
 use crate::progress::Progress;
 use anyhow::{bail, Result};

@@ -1,6 +1,7 @@
 //! `ragjudge serve`'s options: the server's bounds, the metrics and the judge of `/v1/judge`.
 
 use crate::commands::judge_protocol::ProtocolArgs;
+use crate::commands::score::{LangArg, ZhRougeArg};
 use anyhow::{bail, Result};
 use clap::Args;
 use ragjudge_eval::models::{CacheChoice, JudgeSettings};
@@ -53,9 +54,16 @@ pub struct ServeArgs {
     /// Worker threads of the scoring engine and a local judge (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Sentence embedder of the embedding metrics: manifest name or model directory.
-    #[arg(long, default_value = "minilm")]
-    pub embedder: String,
+    /// Sentence embedder of the embedding metrics: manifest name or model directory [default:
+    /// minilm with --lang en, multilingual-e5-small with zh or auto].
+    #[arg(long)]
+    pub embedder: Option<String>,
+    /// Language of the lexical and CIU tokenisers, as for `score`: en, zh, or auto (per record).
+    #[arg(long, value_enum, default_value_t = LangArg::En, value_name = "LANG")]
+    pub lang: LangArg,
+    /// Tokens of Chinese ROUGE: jieba words, or characters (no segmenter).
+    #[arg(long, value_enum, default_value_t = ZhRougeArg::Jieba, value_name = "TOKENS")]
+    pub zh_rouge: ZhRougeArg,
     /// Cut-offs K for the retrieval metrics.
     #[arg(long = "k", value_delimiter = ',', default_value = "1,3,5")]
     pub ks: Vec<usize>,

@@ -8,7 +8,7 @@ pub use args::ServeArgs;
 use anyhow::{Context, Result};
 use ragjudge_dice::protocol::ProtocolSettings;
 use ragjudge_eval::families::{CiuSettings, LexicalSettings, MetricSettings, RetrievalSettings};
-use ragjudge_eval::models::{backends, EncoderSettings, ModelSettings};
+use ragjudge_eval::models::{backends, default_embedder, EncoderSettings, ModelSettings};
 use ragjudge_serve::{App, JudgeService, Scorer};
 use std::sync::Arc;
 
@@ -17,13 +17,17 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let limits = args.limits()?;
     let traces = args.traces.settings()?;
     let settings = MetricSettings {
-        lexical: LexicalSettings { rouge_stemmer: args.rouge_stemmer, ..LexicalSettings::default() },
+        lexical: LexicalSettings {
+            rouge_stemmer: args.rouge_stemmer,
+            lang: args.lang.into(),
+            zh_rouge: args.zh_rouge.into(),
+        },
         ciu: CiuSettings::default(),
         retrieval: RetrievalSettings { ks: args.ks.clone(), ..RetrievalSettings::default() },
         ..MetricSettings::default()
     };
     let models = ModelSettings {
-        embedder: args.embedder.clone(),
+        embedder: args.embedder.clone().unwrap_or_else(|| default_embedder(args.lang.into()).into()),
         encoder: EncoderSettings { threads: args.threads, ..EncoderSettings::default() },
         judge: args.judge_settings(),
         ..ModelSettings::default()
