@@ -20,7 +20,8 @@ pub fn install() {
         } else {
             ragjudge_artifacts::abandon_all();
             eprintln!("\ninterrupted: outputs not yet complete were not written; earlier outputs are unchanged");
-            std::process::exit(EXIT_INTERRUPTED);
+            // Not `std::process::exit`: the judge's threads may be decoding (see `exit_process`).
+            ragjudge_eval::models::backends::exit_process(EXIT_INTERRUPTED);
         }
     };
     if let Err(e) = ctrlc::set_handler(handler) {

@@ -13,7 +13,7 @@
 //! The libraries are looked for in `$RAGJUDGE_GGML_BACKENDS` when it is set, else in the
 //! build's own backend folder, the executable's folder and the current folder.
 //!
-//! The one module of the crate with `unsafe` code: ggml's backend registry has no safe binding.
+//! One of the two modules of the crate with `unsafe` code: ggml's backend registry has no safe binding.
 #![allow(unsafe_code)]
 
 use std::ffi::{CStr, CString};

@@ -43,6 +43,7 @@
 
 mod cpu;
 mod engine;
+mod exit;
 mod hash;
 mod judge;
 mod options;
@@ -50,6 +51,7 @@ mod template;
 
 pub use cpu::{cpu_features, BACKENDS_ENV};
 pub use engine::ModelInfo;
+pub use exit::exit_now;
 pub use hash::{sha256_file, sidecar_path, weights_sha256};
 pub use judge::{LlamaJudge, LOG_ENV};
 pub use options::{LlamaOptions, LlamaStats};

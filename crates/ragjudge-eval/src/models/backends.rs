@@ -130,6 +130,20 @@ pub fn judge_or_dry_run(settings: &JudgeSettings, dry_run: bool) -> Result<Box<d
     })
 }
 
+/// Ends the process with `code` at once. With llama.cpp built in, without C exit handlers
+/// ([`ragjudge_llama::exit_now`]): an interrupted command's judge threads may still be decoding,
+/// and the C teardown under them would end the process with SIGSEGV instead of `code`.
+pub fn exit_process(code: i32) -> ! {
+    #[cfg(feature = "llama")]
+    {
+        ragjudge_llama::exit_now(code)
+    }
+    #[cfg(not(feature = "llama"))]
+    {
+        std::process::exit(code)
+    }
+}
+
 #[cfg(feature = "llama")]
 fn local_judge(model: &str, settings: &JudgeSettings) -> Result<Box<dyn Judge>, EvalError> {
     use ragjudge_llama::{LlamaJudge, LlamaOptions};
