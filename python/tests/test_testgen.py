@@ -32,7 +32,8 @@ def test_dry_run_plan_equals_the_cli(cli, tmp_path):
 
 def reply(body):
     """Generation: one factual question quoting the passage's first eight words (so that it finds
-    its passage in the collection); label probabilities:
+    its passage in the collection), and asked to answer it, the passage's first 80 characters (the
+    reference); label probabilities:
     P(Yes) = 0.9 for every check (answerable, grounded) and for 'answerable without the passage'
     0.1 (the request names general knowledge)."""
     user = body["messages"][-1]["content"]
@@ -40,6 +41,8 @@ def reply(body):
         p_yes = 0.1 if "general knowledge" in user else 0.9
         return "Yes", [("Yes", math.log(p_yes)), ("No", math.log(1 - p_yes))]
     passage = user.splitlines()[1] if len(user.splitlines()) > 1 else user
+    if "from the passage alone" in user:
+        return passage[:80], None  # the reference check's own answer: the reference itself
     words = " ".join(w.strip('",.') for w in passage.split()[:8]) or "it"
     return json.dumps({"question": f"What is known about {words}?", "answer": passage[:80]}), None
 

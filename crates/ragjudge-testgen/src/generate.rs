@@ -109,18 +109,18 @@ impl QueryType {
 /// The versioned prompt texts of one language (`prompts/gen-LANG-vN.txt`), by section.
 #[derive(Debug, Clone)]
 pub struct PromptSet {
-    /// `gen-en-v2` or `gen-zh-v2`.
+    /// `gen-en-v3` or `gen-zh-v3`.
     pub version: &'static str,
     sections: HashMap<String, String>,
 }
 
-const EN_V2: &str = include_str!("../prompts/gen-en-v2.txt");
-const ZH_V2: &str = include_str!("../prompts/gen-zh-v2.txt");
+const EN_V3: &str = include_str!("../prompts/gen-en-v3.txt");
+const ZH_V3: &str = include_str!("../prompts/gen-zh-v3.txt");
 
 impl PromptSet {
     /// The prompts for a chunk language (`zh` gives Chinese prompts, anything else English).
     pub fn for_lang(lang: &str) -> Self {
-        let (version, text) = if lang == "zh" { ("gen-zh-v2", ZH_V2) } else { ("gen-en-v2", EN_V2) };
+        let (version, text) = if lang == "zh" { ("gen-zh-v3", ZH_V3) } else { ("gen-en-v3", EN_V3) };
         Self::parse(version, text)
     }
 

@@ -583,11 +583,14 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
     }
     let n = plan.tasks.len();
     let attempts = 1 + settings.generation.retries as usize;
+    // Answerable, then the reference: a yes/no answer in one call; free text and multiple choice
+    // in two, the second the judge's own answer (generated, counted here with the checks).
     let per_attempt = |t: &GenTask| match t.query_type {
         QueryType::Unanswerable => 1 + 2 * settings.selection.verify.unanswerable_chunks,
-        _ => 2,
+        QueryType::YesNo => 2,
+        _ => 3,
     };
-    // A follow-up's rewrite is checked as a factual question (two calls an attempt) and flagged.
+    // A follow-up's rewrite is checked as a factual question (three calls an attempt) and flagged.
     let answerable = plan.tasks.iter().filter(|t| t.query_type != QueryType::Unanswerable).count();
     let follow_ups = crate::followup::count(answerable, settings.follow_ups);
     CallEstimate {
@@ -595,7 +598,7 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
         generation_calls: n,
         generation_calls_max: (n + follow_ups) * attempts,
         selection_calls_max: plan.tasks.iter().map(|t| attempts * per_attempt(t) + 1).sum::<usize>()
-            + follow_ups * (attempts * 2 + 1),
+            + follow_ups * (attempts * 3 + 1),
         generation_prompt_tokens: tokens,
         per_type,
         follow_ups_max: follow_ups,
@@ -789,7 +792,7 @@ mod tests {
             item: item.then(Map::new),
             attempts: failures.len() as u32 + u32::from(item),
             failures: failures.iter().map(|why| ("{...}".to_string(), why.to_string())).collect(),
-            prompt_version: "gen-en-v2",
+            prompt_version: "gen-en-v3",
             verified: item.then(|| Verified {
                 query_type: QueryType::Factual,
                 sources: vec![0],

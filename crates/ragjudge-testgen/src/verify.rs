@@ -14,7 +14,12 @@
 //!   for, not a related fact ("men's team" for "What is the name of the team that played ...?");
 //!   for yes/no and multiple-choice questions, the judge answers the question from the sources and
 //!   must give the reference's answer (the round trip of Roundtrip §2 proper): a model that writes
-//!   "A) Hamlet" as the work Gutenberg printed in 1455 does not pass.
+//!   "A) Hamlet" as the work Gutenberg printed in 1455 does not pass. Free-text and
+//!   multiple-choice references then take the round trip in free text: the judge writes its own
+//!   short answer from the sources, without seeing the reference or the options, and the two must
+//!   agree ([`answer_agreement`]; for multiple choice, the right option must be the one closest to
+//!   the judge's answer). A judge shown a reference or four options tends to accept what it is
+//!   shown; asked to answer, it does not repeat an answer made up from the source's words.
 //! - **Unanswerable** questions are checked against the whole collection, not only against their
 //!   source: the best chunks by BM25 and by embeddings (and the source) are retrieved; none may be
 //!   nearly the question (an embedding cosine bar and most of its words) and the judge must not
@@ -29,8 +34,9 @@ use std::collections::HashSet;
 use ndarray::Array2;
 use ragjudge_core::numeric::cosine_or_zero;
 use ragjudge_core::text::{split_sentences, words};
-use ragjudge_lexical::stopwords::is_smart_stopword;
-use ragjudge_models::{Embedder, Judge, Prompt};
+use ragjudge_lexical::porter::PorterStemmer;
+use ragjudge_lexical::stopwords::{is_smart_stopword, is_zh_stopword};
+use ragjudge_models::{Embedder, GenParams, Judge, Prompt};
 use serde::Serialize;
 
 use crate::bm25::Bm25Index;
@@ -38,6 +44,9 @@ use crate::chunk::Chunk;
 use crate::error::TestgenError;
 use crate::generate::{question_text, reference_answer, PromptSet, QueryType, LETTERS};
 use serde_json::{Map, Value};
+
+/// Most tokens of the judge's own answer in the free-text round trip.
+const ANSWER_TOKENS: u32 = 48;
 
 /// Bars of the checks.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -49,6 +58,9 @@ pub struct VerifyOptions {
     pub min_grounding: f64,
     /// Least P(Yes) that a free-text reference gives what its question asks for.
     pub min_reference: f64,
+    /// Least [`answer_agreement`] of a free-text reference with the judge's own answer from the
+    /// sources: half of the shorter answer's content words found in the other.
+    pub min_answer_agreement: f64,
     /// Largest rank (BM25 or embedding) at which a question may find its source.
     pub round_trip_k: usize,
     /// Chunks taken from each retriever to check an unanswerable question against.
@@ -70,6 +82,7 @@ impl Default for VerifyOptions {
             min_answerable: 0.5,
             min_grounding: 0.45,
             min_reference: 0.65,
+            min_answer_agreement: 0.5,
             round_trip_k: 5,
             unanswerable_chunks: 2,
             max_unanswerable: 0.85,
@@ -89,6 +102,11 @@ pub struct CheckValues {
     /// Free text: P(Yes) that the reference gives what the question asks for; yes/no and
     /// multiple choice: the judge's probability of the reference's answer.
     pub reference: Option<f64>,
+    /// Free text and multiple choice: the judge's own short answer from the sources.
+    pub judge_answer: Option<String>,
+    /// [`answer_agreement`] of the reference (for multiple choice, its option) with the judge's
+    /// answer.
+    pub answer_agreement: Option<f64>,
     /// Rank of the best source among the chunks by BM25 (none: it shares no word).
     pub bm25_rank: Option<usize>,
     /// Rank of the best source among the chunks by embedding cosine.
@@ -235,6 +253,57 @@ pub fn word_recall(answer: &str, sources: &[&str]) -> f64 {
     words.iter().filter(|w| source.contains(*w)).count() as f64 / words.len() as f64
 }
 
+/// What the judge answers when the sources do not answer (the `answer_question` prompts).
+const NOT_STATED: [&str; 2] = ["not stated", "未提及"];
+
+/// Content words of `text`: lower-cased and stemmed (Porter, a no-op on CJK characters), neither
+/// stop words (SMART, stopwords-iso Chinese) nor in `asked`.
+fn content_words(text: &str, asked: &HashSet<String>) -> HashSet<String> {
+    let stemmer = PorterStemmer::new();
+    lower_words(text)
+        .into_iter()
+        .filter(|w| !is_smart_stopword(w) && !is_zh_stopword(w))
+        .map(|w| if w.chars().any(|c| c.is_ascii_digit()) { w.replace(',', "") } else { stemmer.stem(&w) })
+        .filter(|w| !asked.contains(w))
+        .collect()
+}
+
+/// How far two answers `a` and `b` to `question` agree: of the content words (stemmed, a CJK
+/// character is a word) of the answer with fewer of them, the share the other answer holds.
+/// Words of the question do not count, so that two answers repeating the question do not agree
+/// by that ("Gutenberg built it in 1440" and "Gutenberg built it in 1450" share none); when that
+/// leaves an answer without content words (the answer is named in the question: "Mainz or
+/// Paris?"), the question's words count after all. 0 when an answer has no content word; 1 when
+/// one answer's content words are all in the other ("1455" and "It was printed by 1455").
+/// Numbers decide alone: when both answers hold a number (a word with a digit) and share none,
+/// they disagree, however many other words they share ("1505亿元" and "1276亿元").
+pub fn answer_agreement(question: &str, a: &str, b: &str) -> f64 {
+    let stemmer = PorterStemmer::new();
+    let asked: HashSet<String> = lower_words(question).iter().map(|w| stemmer.stem(w)).collect();
+    let (mut ca, mut cb) = (content_words(a, &asked), content_words(b, &asked));
+    if ca.is_empty() || cb.is_empty() {
+        (ca, cb) = (content_words(a, &HashSet::new()), content_words(b, &HashSet::new()));
+    }
+    let fewer = ca.len().min(cb.len());
+    if fewer == 0 {
+        return 0.0;
+    }
+    let numbers = |c: &HashSet<String>| -> HashSet<String> {
+        c.iter().filter(|w| w.chars().any(|ch| ch.is_ascii_digit())).cloned().collect()
+    };
+    let (na, nb) = (numbers(&ca), numbers(&cb));
+    if !na.is_empty() && !nb.is_empty() && na.is_disjoint(&nb) {
+        return 0.0;
+    }
+    ca.intersection(&cb).count() as f64 / fewer as f64
+}
+
+/// Whether the judge's answer says the sources do not answer.
+fn not_stated(answer: &str) -> bool {
+    let lower = answer.to_lowercase();
+    NOT_STATED.iter().any(|n| lower.contains(n))
+}
+
 /// Whether each source carries part of a multi-hop answer: `Ok` when every source holds a
 /// content word of `answer` (not a stop word, not in `question`) that no other source holds;
 /// otherwise the position of the source holding most of those words (the first on a tie).
@@ -348,6 +417,26 @@ impl Verifier<'_> {
                     LETTERS[picked], probs[picked], probs[at]
                 )));
             }
+            let said = self.judge_answer(&p, &texts, question)?;
+            let options: Vec<&str> = item
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|o| o.iter().map(|x| x.as_str().unwrap_or_default()).collect())
+                .unwrap_or_default();
+            let agreement: Vec<f64> = options.iter().map(|o| answer_agreement(question, &said, o)).collect();
+            let own = agreement.get(at).copied().unwrap_or(0.0);
+            let closest = (0..agreement.len())
+                .filter(|&k| k != at)
+                .max_by(|&a, &b| agreement[a].total_cmp(&agreement[b]).then(b.cmp(&a)));
+            v.values.answer_agreement = Some(own);
+            v.values.judge_answer = Some(said.clone());
+            let beaten = closest.filter(|&k| agreement[k] >= own);
+            if not_stated(&said) || own == 0.0 || beaten.is_some() {
+                let other = beaten.map_or(String::new(), |k| format!("; {} {:.2}", LETTERS[k], agreement[k]));
+                return Ok(Err(format!(
+                    "the reference does not answer the question: from the source the judge answers {said:?}, which does not pick {letter} ({letter} {own:.2}{other})"
+                )));
+            }
         } else {
             v.applied.push("grounded");
             let grounding = self.grounding(answer, &texts)?;
@@ -364,8 +453,29 @@ impl Verifier<'_> {
             if reference < o.min_reference {
                 return Ok(Err(format!("the reference does not answer the question (P(yes) {reference:.2})")));
             }
+            let said = self.judge_answer(&p, &texts, question)?;
+            let agreement = if not_stated(&said) { 0.0 } else { answer_agreement(question, &said, answer) };
+            v.values.answer_agreement = Some(agreement);
+            v.values.judge_answer = Some(said.clone());
+            if agreement < o.min_answer_agreement {
+                return Ok(Err(format!(
+                    "the reference does not answer the question: from the source the judge answers {said:?} (agreement {agreement:.2})"
+                )));
+            }
         }
         Ok(Ok(v))
+    }
+
+    /// The judge's own short answer to `question` from the sources (greedy; the first line).
+    fn judge_answer(&self, p: &PromptSet, sources: &[&str], question: &str) -> Result<String, TestgenError> {
+        let ask =
+            p.section("answer_question").replace("{passage}", &sources.join("\n\n")).replace("{question}", question);
+        let params = GenParams { max_tokens: ANSWER_TOKENS, temperature: 0.0, ..GenParams::default() };
+        let g = self
+            .judge
+            .generate(&Prompt::chat("", ask), &params)
+            .map_err(|e| TestgenError::Numeric { step: "selection", message: e.to_string() })?;
+        Ok(g.text.trim().lines().next().unwrap_or_default().trim().to_string())
     }
 
     /// The larger of the reference's cosine with its closest source sentence and its word recall.
@@ -460,17 +570,42 @@ mod tests {
 
     /// P(Yes) 0.97 when the passage holds the year the question asks about (1455 for the Bible,
     /// 1440 for the press), 0.7 for any other passage (the judge's lean towards Yes); for a
-    /// proposed answer, 0.9 when it holds a digit, 0.3 otherwise.
+    /// proposed answer, 0.9 when it holds a digit, 0.3 otherwise. Shown options, it picks A (the
+    /// habit of agreeing with the first option shown); asked to answer, it answers as the
+    /// passages say.
     struct Judged;
     impl Judge for Judged {
         fn identity(&self) -> String {
             "scripted".into()
         }
-        fn generate(&self, _: &Prompt, _: &GenParams) -> Result<Generation, ModelError> {
-            unreachable!("the checks only ask for label probabilities")
+        fn generate(&self, prompt: &Prompt, _: &GenParams) -> Result<Generation, ModelError> {
+            let user = &prompt.messages[0].content;
+            assert!(user.contains("Answer the question from the passage alone"), "{user}");
+            let question = user.split("Question: ").nth(1).unwrap_or_default();
+            let text = if question.contains("printing press") {
+                "Around 1440"
+            } else if question.contains("printed in Mainz") {
+                "The Gutenberg Bible"
+            } else if question.contains("landed on the Moon") {
+                "Eagle, in July 1969"
+            } else if question.contains("Neil Armstrong fly") {
+                "Eagle\nIt was the lunar module."
+            } else {
+                "not stated"
+            };
+            Ok(Generation { text: text.into(), prompt_tokens: 0, completion_tokens: 0, finish_reason: "stop".into() })
         }
         fn label_probs(&self, prompt: &Prompt, labels: &[String]) -> Result<LabelProbs, ModelError> {
             let user = &prompt.messages[0].content;
+            if labels.len() == 4 {
+                return Ok(LabelProbs {
+                    labels: labels.to_vec(),
+                    probs: vec![0.7, 0.1, 0.1, 0.1],
+                    logits: vec![0.0; 4],
+                    label_mass: None,
+                    source: ProbSource::Logits,
+                });
+            }
             let yes = if let Some(answer) = user.split("Proposed answer: ").nth(1) {
                 if answer.chars().any(|c| c.is_ascii_digit()) {
                     0.9
@@ -523,7 +658,15 @@ mod tests {
         question: &str,
         answer: &str,
     ) -> Result<Verified, String> {
-        let item = serde_json::json!({"question": question, "answer": answer});
+        verify_item(chunks, query_type, sources, serde_json::json!({"question": question, "answer": answer}))
+    }
+
+    fn verify_item(
+        chunks: &[Chunk],
+        query_type: QueryType,
+        sources: &[usize],
+        item: Value,
+    ) -> Result<Verified, String> {
         let item = item.as_object().unwrap();
         let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
         let rows = Hashed.embed(&texts).unwrap();
@@ -576,6 +719,21 @@ mod tests {
         assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference"]);
         assert_eq!((v.values.bm25_rank, v.values.embedding_rank), (Some(1), Some(1)));
         assert_eq!((v.values.answerable, v.values.reference), (Some(0.97), Some(0.9)));
+        assert_eq!((v.values.judge_answer.as_deref(), v.values.answer_agreement), (Some("Around 1440"), Some(1.0)));
+        // A year the source does not give passes the judge's P(Yes) (it holds a digit) and the
+        // grounding bar ("In" is in the source: half its words), not the judge's own answer.
+        let why = verify(
+            &c,
+            QueryType::Factual,
+            &[0],
+            "In which year did Johannes Gutenberg build his printing press?",
+            "In 1450",
+        )
+        .unwrap_err();
+        assert_eq!(
+            why,
+            "the reference does not answer the question: from the source the judge answers \"Around 1440\" (agreement 0.00)"
+        );
         // A question that names nothing does not find its source: no word in common (BM25), and
         // tied with every chunk at cosine 0 (rank 7).
         let why = verify(&c, QueryType::Factual, &[0], "When did that happen?", "Around 1440").unwrap_err();
@@ -628,6 +786,59 @@ mod tests {
         assert_eq!(v.query_type, QueryType::Factual);
         assert_eq!(v.sources, [6]);
         assert_eq!(v.retyped.as_deref(), Some("multi_hop -> factual: eagle holds the answer alone"));
+    }
+
+    #[test]
+    fn a_multiple_choice_reference_must_be_the_option_closest_to_the_judges_own_answer() {
+        let c = collection_chunks();
+        let item = |options: [&str; 4], answer: &str| serde_json::json!({"question": "Which book was printed in Mainz by 1455?", "options": options, "answer": answer});
+        // The right option at A: the judge picks it when shown the options and names it itself.
+        let right = ["The Gutenberg Bible", "Hamlet", "Paradise Lost", "The Odyssey"];
+        let v = verify_item(&c, QueryType::MultipleChoice, &[1], item(right, "A")).unwrap();
+        assert_eq!(v.applied, ["round_trip", "answerable", "reference"]);
+        assert_eq!((v.values.reference, v.values.answer_agreement), (Some(0.7), Some(1.0)));
+        // A wrong option at A: the judge shown the options agrees with it, its own answer does not.
+        let wrong = ["Hamlet", "The Gutenberg Bible", "Paradise Lost", "The Odyssey"];
+        let why = verify_item(&c, QueryType::MultipleChoice, &[1], item(wrong, "A")).unwrap_err();
+        assert_eq!(
+            why,
+            "the reference does not answer the question: from the source the judge answers \"The Gutenberg Bible\", which does not pick A (A 0.00; B 1.00)"
+        );
+        // The right option at B: the judge's pick among the options (A) already fails it.
+        let why = verify_item(&c, QueryType::MultipleChoice, &[1], item(wrong, "B")).unwrap_err();
+        assert!(why.starts_with("the reference does not answer the question: the judge picks A"), "{why}");
+    }
+
+    #[test]
+    fn answers_agree_by_their_content_words_beyond_the_question() {
+        let q = "In which year did Johannes Gutenberg build his printing press?";
+        // {1440} against {built, 1440, mainz}: the one word of the shorter is in the longer.
+        assert_eq!(answer_agreement(q, "1440", "Gutenberg built it around 1440 in Mainz"), 1.0);
+        // Words of the question (stemmed: "built" is not "build", "printing" is "print") do not
+        // count: {built, 1450} against {built, 1440} would share "built", but numbers decide.
+        assert_eq!(answer_agreement(q, "He built it in 1450", "He built it in 1440"), 0.0);
+        assert_eq!(answer_agreement(q, "1,440", "1440"), 1.0);
+        // {metal, type} against {movable, metal, type, mainz}: 2 of 2.
+        let how = "How did Johannes Gutenberg print books?";
+        assert_eq!(answer_agreement(how, "with metal type", "using movable metal type in Mainz"), 1.0);
+        // {wooden, block} against {movable, metal, type}: none.
+        assert_eq!(answer_agreement(how, "with wooden blocks", "using movable metal type"), 0.0);
+        // {print, press, paper} against {press, ink}: 1 of 2 ("printed" stems to "print").
+        assert_eq!(answer_agreement("What did he use?", "printed with a press on paper", "a press and ink"), 0.5);
+        // The answer is named in the question: the question's words count after all.
+        let either = "Was the Gutenberg Bible printed in Mainz or in Paris?";
+        assert_eq!(answer_agreement(either, "Mainz", "In Mainz."), 1.0);
+        assert_eq!(answer_agreement(either, "Paris", "Mainz"), 0.0);
+        assert_eq!(answer_agreement(q, "", "1440"), 0.0);
+        // Chinese: a character is a word; 的, 是, 年 and 多少 are stop words.
+        let zh = "贵州茅台2023年的营业收入是多少？";
+        // {1505, 亿, 元} against {约, 1505, 亿, 元}: 3 of 3.
+        assert_eq!(answer_agreement(zh, "1505亿元", "约1505亿元"), 1.0);
+        // Units shared, numbers not: they disagree.
+        assert_eq!(answer_agreement(zh, "1505亿元", "1276亿元"), 0.0);
+        // {海} (上 is a stop word) against {北, 京}: none.
+        assert_eq!(answer_agreement("茅台的总部在哪里？", "上海", "北京"), 0.0);
+        assert!(not_stated("Not stated.") && not_stated("未提及") && !not_stated("1440"));
     }
 
     #[test]

@@ -42,7 +42,8 @@ impl Embedder for HashEmbedder {
 /// Replies garbage to every greedy factual request, then a question too vague to find its source
 /// in the collection, then a valid one; a yes/no question about "the passage" (so the retry must
 /// fix it), valid JSON otherwise; says Yes to "does the passage answer" unless the question is
-/// about a colour, and answers "Is X made of cheese?" with No.
+/// about a colour, answers "Is X made of cheese?" with No, and any other question with the
+/// passage's first sentence.
 #[derive(Default)]
 struct ScriptedJudge {
     calls: AtomicU64,
@@ -54,9 +55,14 @@ impl Judge for ScriptedJudge {
     }
     fn generate(&self, prompt: &Prompt, params: &GenParams) -> Result<Generation, ModelError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
+        let user = &prompt.messages.last().unwrap().content;
+        if let Some(passage) = user.strip_prefix("Passage:\n").filter(|_| user.contains("from the passage alone")) {
+            // The reference check's own answer: the passage's first sentence.
+            let text = passage.split('.').next().unwrap_or_default().to_string();
+            return Ok(Generation { text, prompt_tokens: 10, completion_tokens: 10, finish_reason: "stop".into() });
+        }
         assert!(params.grammar.as_deref().is_some_and(|g| g.starts_with("root ::=")));
         assert!(params.json_schema.is_some());
-        let user = &prompt.messages.last().unwrap().content;
         let passage = user.lines().nth(1).unwrap_or_default();
         let first_word = passage.split_whitespace().next().unwrap_or("it").to_string();
         let tail: Vec<&str> = passage.trim_end_matches('.').split_whitespace().rev().take(3).collect();
@@ -250,9 +256,14 @@ fn the_estimate_grows_linearly_with_the_sample() {
     let b = estimate(&plan(&corpus(), &HashEmbedder, &large).unwrap(), &large);
     assert_eq!((a.tasks, b.tasks), (6, 12));
     assert_eq!(b.generation_calls_max, 12 * 3);
-    // Per attempt (3 at most): two checks of an answerable question, five of an unanswerable one;
-    // and one closed-book flag per task.
-    let per_attempt = |t: &str| if t == "unanswerable" { 5 } else { 2 };
+    // Per attempt (3 at most): two checks of a yes/no question, three of another answerable one
+    // (answerable, the reference, the judge's own answer), five of an unanswerable one; and one
+    // closed-book flag per task.
+    let per_attempt = |t: &str| match t {
+        "unanswerable" => 5,
+        "yes_no" => 2,
+        _ => 3,
+    };
     let want: usize = b.per_type.iter().map(|(t, n)| n * (3 * per_attempt(t) + 1)).sum();
     assert_eq!(b.selection_calls_max, want);
     let ratio = b.generation_prompt_tokens as f64 / a.generation_prompt_tokens as f64;
@@ -380,10 +391,10 @@ fn a_follow_up_whose_rewrite_is_not_grounded_is_retried_then_counted_as_rejected
             ["no valid follow-up in 3 attempt(s): the reference answer is not grounded in the source"],
         4
     );
-    // The estimate: twelve follow-ups at most, three attempts each of one generation and two
-    // checks, and one closed-book flag: (12 + 12) x 3 generations; 12 x (3 x 2 + 1) twice.
+    // The estimate: twelve follow-ups at most, three attempts each of one generation and three
+    // checks, and one closed-book flag: (12 + 12) x 3 generations; 12 x (3 x 3 + 1) twice.
     let e = estimate(&plan(&corpus(), &HashEmbedder, &s).unwrap(), &s);
-    assert_eq!((e.follow_ups_max, e.generation_calls_max, e.selection_calls_max), (12, 72, 168));
+    assert_eq!((e.follow_ups_max, e.generation_calls_max, e.selection_calls_max), (12, 72, 240));
 }
 
 #[test]

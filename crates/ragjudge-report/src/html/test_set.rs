@@ -15,7 +15,7 @@ const CHECKS: [(&str, &str); 11] = [
     ("round_trip", "the question finds its source among the best chunks of the collection (BM25 or embedding)"),
     ("answerable", "the judge finds the answer in the source"),
     ("grounded", "the reference is close to a sentence of the source"),
-    ("reference", "the reference gives what the question asks for; the judge answers yes/no and multiple choice as the reference does"),
+    ("reference", "the reference gives what the question asks for and agrees with the judge's own answer from the source; the judge answers yes/no and multiple choice as the reference does"),
     ("unanswerable", "no retrieved chunk is nearly the question and the judge finds the answer in none"),
     ("model_call", "the model and check calls succeeded"),
     ("per_topic", "the topic has room left"),
