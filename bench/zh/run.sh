@@ -40,5 +40,5 @@ if has tournament; then
         --format round-robin --output "$out/tournament"
 fi
 if has report; then
-    "$bin" report "$out/scores.csv" "$out/tournament" -o "$out/report.html"
+    "$bin" report "$out/scores.csv" "$out/tournament" --title "DICE 中文金融问答：三个基线层级" -o "$out/report.html"
 fi
