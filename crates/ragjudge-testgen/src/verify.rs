@@ -830,7 +830,7 @@ mod tests {
         assert_eq!(answer_agreement(either, "Mainz", "In Mainz."), 1.0);
         assert_eq!(answer_agreement(either, "Paris", "Mainz"), 0.0);
         assert_eq!(answer_agreement(q, "", "1440"), 0.0);
-        // Chinese: a character is a word; 的, 是, 年 and 多少 are stop words.
+        // Chinese: a character is a word; 的, 是 and 年 are stop words.
         let zh = "贵州茅台2023年的营业收入是多少？";
         // {1505, 亿, 元} against {约, 1505, 亿, 元}: 3 of 3.
         assert_eq!(answer_agreement(zh, "1505亿元", "约1505亿元"), 1.0);
