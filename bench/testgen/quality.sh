@@ -18,7 +18,7 @@ bin="${CARGO_TARGET_DIR:-target}/release/ragjudge"
 types=factual,multiple_choice,multi_hop,multiple_choice,inference,yes_no,multiple_choice,unanswerable
 for s in $sets; do
     case "$s" in
-        en) corpus=examples/corpus/docs.jsonl; size=(--sample 44 --per-chunk 3) ;;
+        en) corpus=examples/corpus/docs.jsonl; size=(--sample 51 --per-chunk 3) ;;
         zh)
             corpus="$out/zh-sources.jsonl"
             python3 -c '
@@ -29,7 +29,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
             d = json.loads(line)
             f.write(json.dumps({"id": str(d["content_id"]), "text": d["content"]}, ensure_ascii=False) + "\n")
 ' "$data/sources50.jsonl" "$corpus"
-            size=(--sample 145) ;;
+            size=(--sample 180) ;;
         *) echo "unknown set $s (en or zh)" >&2; exit 2 ;;
     esac
     /usr/bin/time -f "$s: %e s" "$bin" testgen --corpus "$corpus" --types "$types" --seed 7 --threads 2 "${size[@]}" \

@@ -9,7 +9,10 @@
 //!   "What is the name of the golf course?" passes the wording rule but finds no particular
 //!   chunk in a collection with several golf courses.
 //! - **Answerable**: the judge's P(Yes) that the sources contain the answer.
-//! - **Grounded**: the free-text reference is close to a sentence of its sources.
+//! - **Grounded**: the free-text reference is close to a sentence of its sources, says more than
+//!   its question ([`restates`]), and each of its sentences takes at least half of its new
+//!   content words from the sources ([`unsupported_sentence`]), so that a made-up cause added to a
+//!   copied sentence does not pass on the copied part.
 //! - **Reference**: the judge's P(Yes) that a free-text reference gives what the question asks
 //!   for, not a related fact ("men's team" for "What is the name of the team that played ...?");
 //!   for yes/no and multiple-choice questions, the judge answers the question from the sources and
@@ -61,6 +64,9 @@ pub struct VerifyOptions {
     /// Least [`answer_agreement`] of a free-text reference with the judge's own answer from the
     /// sources: half of the shorter answer's content words found in the other.
     pub min_answer_agreement: f64,
+    /// Least share of each free-text reference sentence's new content words (not in the
+    /// question) found in the sources ([`unsupported_sentence`]): half, as for the agreement.
+    pub min_sentence_support: f64,
     /// Largest rank (BM25 or embedding) at which a question may find its source.
     pub round_trip_k: usize,
     /// Chunks taken from each retriever to check an unanswerable question against.
@@ -83,6 +89,7 @@ impl Default for VerifyOptions {
             min_grounding: 0.45,
             min_reference: 0.65,
             min_answer_agreement: 0.5,
+            min_sentence_support: 0.5,
             round_trip_k: 5,
             unanswerable_chunks: 2,
             max_unanswerable: 0.85,
@@ -304,6 +311,37 @@ fn not_stated(answer: &str) -> bool {
     NOT_STATED.iter().any(|n| lower.contains(n))
 }
 
+/// Whether `answer` says nothing beyond `question`: it has no content word (stemmed, not a stop
+/// word) the question lacks. "The theory of plate tectonics" restates "What is the name of the
+/// theory of plate tectonics?"; so does a judge's "RuBisCO is the most abundant protein on Earth"
+/// for "Why is RuBisCO the most abundant protein on Earth?", which finds no reason in its source.
+pub fn restates(question: &str, answer: &str) -> bool {
+    let stemmer = PorterStemmer::new();
+    let asked: HashSet<String> = lower_words(question).iter().map(|w| stemmer.stem(w)).collect();
+    content_words(answer, &asked).is_empty()
+}
+
+/// The first sentence of a free-text `answer` that says what its `sources` do not, with its
+/// support: of the sentence's content words not in `question` (stemmed; a CJK character is a
+/// word), the share found among the sources' content words, below `min`. A reference that copies
+/// a source sentence and adds a made-up cause ("..., and RuBisCO is therefore the most abundant
+/// protein on Earth" after "This process is essential for the plant's growth and survival")
+/// passes the reference's grounding as a whole; its made-up sentence does not pass this.
+/// Sentences without such words (they repeat the question) are not judged here.
+pub fn unsupported_sentence<'a>(question: &str, answer: &'a str, sources: &[&str], min: f64) -> Option<(&'a str, f64)> {
+    let stemmer = PorterStemmer::new();
+    let asked: HashSet<String> = lower_words(question).iter().map(|w| stemmer.stem(w)).collect();
+    let source: HashSet<String> = sources.iter().flat_map(|s| content_words(s, &HashSet::new())).collect();
+    split_sentences(answer).into_iter().find_map(|sentence| {
+        let new = content_words(sentence, &asked);
+        if new.is_empty() {
+            return None;
+        }
+        let support = new.iter().filter(|w| source.contains(*w)).count() as f64 / new.len() as f64;
+        (support < min).then_some((sentence, support))
+    })
+}
+
 /// Whether each source carries part of a multi-hop answer: `Ok` when every source holds a
 /// content word of `answer` (not a stop word, not in `question`) that no other source holds;
 /// otherwise the position of the source holding most of those words (the first on a tie).
@@ -446,6 +484,17 @@ impl Verifier<'_> {
                     "the reference answer is not grounded in the source (grounding {grounding:.2})"
                 )));
             }
+            if restates(question, answer) {
+                return Ok(Err(
+                    "the reference answer is not grounded in the source: it only repeats the question's words"
+                        .to_string(),
+                ));
+            }
+            if let Some((sentence, support)) = unsupported_sentence(question, answer, &texts, o.min_sentence_support) {
+                return Ok(Err(format!(
+                    "the reference answer is not grounded in the source: {sentence:?} says what the source does not (support {support:.2})"
+                )));
+            }
             v.applied.push("reference");
             let ask = p.section("check_reference").replace("{question}", question).replace("{answer}", answer);
             let reference = yes_prob(self.judge, ask)?;
@@ -454,7 +503,11 @@ impl Verifier<'_> {
                 return Ok(Err(format!("the reference does not answer the question (P(yes) {reference:.2})")));
             }
             let said = self.judge_answer(&p, &texts, question)?;
-            let agreement = if not_stated(&said) { 0.0 } else { answer_agreement(question, &said, answer) };
+            let agreement = if not_stated(&said) || restates(question, &said) {
+                0.0
+            } else {
+                answer_agreement(question, &said, answer)
+            };
             v.values.answer_agreement = Some(agreement);
             v.values.judge_answer = Some(said.clone());
             if agreement < o.min_answer_agreement {
@@ -721,18 +774,24 @@ mod tests {
         assert_eq!((v.values.answerable, v.values.reference), (Some(0.97), Some(0.9)));
         assert_eq!((v.values.judge_answer.as_deref(), v.values.answer_agreement), (Some("Around 1440"), Some(1.0)));
         // A year the source does not give passes the judge's P(Yes) (it holds a digit) and the
-        // grounding bar ("In" is in the source: half its words), not the judge's own answer.
-        let why = verify(
-            &c,
-            QueryType::Factual,
-            &[0],
-            "In which year did Johannes Gutenberg build his printing press?",
-            "In 1450",
-        )
-        .unwrap_err();
+        // grounding bar ("In" is in the source: half its words), not the support of its one
+        // sentence: its one new word, 1450, is not in the source.
+        let press = "In which year did Johannes Gutenberg build his printing press?";
+        let why = verify(&c, QueryType::Factual, &[0], press, "In 1450").unwrap_err();
         assert_eq!(
             why,
-            "the reference does not answer the question: from the source the judge answers \"Around 1440\" (agreement 0.00)"
+            "the reference answer is not grounded in the source: \"In 1450\" says what the source does not (support 0.00)"
+        );
+        // A reference that only names what the question names says nothing.
+        let why = verify(&c, QueryType::Factual, &[0], press, "The printing press of Johannes Gutenberg").unwrap_err();
+        assert_eq!(why, "the reference answer is not grounded in the source: it only repeats the question's words");
+        // A reference taken from the source passes every check the judge is shown it in, not the
+        // judge's own answer: this scripted judge finds no year of printing ("not stated").
+        let why = verify(&c, QueryType::Factual, &[1], "In which year was the Gutenberg Bible printed?", "By 1455")
+            .unwrap_err();
+        assert_eq!(
+            why,
+            "the reference does not answer the question: from the source the judge answers \"not stated\" (agreement 0.00)"
         );
         // A question that names nothing does not find its source: no word in common (BM25), and
         // tied with every chunk at cosine 0 (rank 7).
@@ -839,6 +898,49 @@ mod tests {
         // {海} (上 is a stop word) against {北, 京}: none.
         assert_eq!(answer_agreement("茅台的总部在哪里？", "上海", "北京"), 0.0);
         assert!(not_stated("Not stated.") && not_stated("未提及") && !not_stated("1440"));
+    }
+
+    #[test]
+    fn a_reference_must_say_more_than_its_question_and_each_sentence_what_its_source_says() {
+        let why = "Why is RuBisCO described as the most abundant protein on Earth?";
+        // Every content word of these is in the question ("described" and "describe" share the
+        // stem "describ"; "is", "the", "on" are stop words).
+        assert!(restates(why, "RuBisCO is the most abundant protein on Earth."));
+        assert!(restates(why, "It is described as the most abundant protein."));
+        assert!(!restates(why, "It fixes carbon dioxide in every plant."));
+        assert!(restates("什么是营业收入？", "营业收入"));
+        assert!(!restates("贵州茅台的营业收入是多少？", "1505亿元"));
+        let source = "The enzyme RuBisCO fixes carbon dioxide onto a five-carbon sugar. RuBisCO is often \
+                      described as the most abundant protein on Earth.";
+        // Sentence 1: new words {enzym, fix, carbon, dioxid} all in the source. Sentence 2: new
+        // words {process, essenti, plant's, growth, surviv} ("so" and "most" are stop words), none
+        // in the source: support 0 of 5.
+        let made_up = "The enzyme fixes carbon dioxide. This process is essential for the plant's growth and \
+                       survival, so RuBisCO is the most abundant protein on Earth.";
+        let (sentence, support) = unsupported_sentence(why, made_up, &[source], 0.5).unwrap();
+        assert!(sentence.starts_with("This process is essential"), "{sentence}");
+        assert_eq!(support, 0.0);
+        assert_eq!(unsupported_sentence(why, "The enzyme fixes carbon dioxide.", &[source], 0.5), None);
+        // {fix, carbon, sugar, quickli}: 3 of 4 in the source, above one half.
+        assert_eq!(unsupported_sentence(why, "It quickly fixes carbon onto sugar.", &[source], 0.5), None);
+        // {fix, carbon, nitrogen, quickli}: 2 of 4, at the bar: kept; {quickli, slowli, take,
+        // nitrogen}: 0 of 4.
+        assert_eq!(unsupported_sentence(why, "It quickly fixes carbon and nitrogen.", &[source], 0.5), None);
+        assert_eq!(
+            unsupported_sentence(why, "Carbon. It quickly and slowly takes nitrogen.", &[source], 0.5),
+            Some(("It quickly and slowly takes nitrogen.", 0.0))
+        );
+        // A sentence that only repeats the question is not judged here (restates does that).
+        assert_eq!(unsupported_sentence(why, "RuBisCO is the most abundant protein.", &[source], 0.5), None);
+        // Chinese: a character is a word, a number one word.
+        let zh_source = "贵州茅台2023年营业收入1505亿元，同比增长18%。";
+        let zh_question = "贵州茅台2023年的营业收入是多少？";
+        assert_eq!(unsupported_sentence(zh_question, "1505亿元。", &[zh_source], 0.5), None);
+        // {1505, 亿, 元} then {利, 润, 翻, 倍}: none of the second in the source.
+        assert_eq!(
+            unsupported_sentence(zh_question, "1505亿元。利润翻倍。", &[zh_source], 0.5),
+            Some(("利润翻倍。", 0.0))
+        );
     }
 
     #[test]
