@@ -21,7 +21,7 @@ use crate::error::TestgenError;
 use crate::generate::{spec_params, GenOptions, Generated, PromptSet, QueryType, ReplyCheck};
 use crate::pipeline::{difficulty, CheckCounts, Rejected, TestgenSettings};
 use crate::select::{select, Candidate, SelectOptions};
-use crate::standalone::{points_at_source, unresolved_reference};
+use crate::standalone::{is_question, points_at_source, unresolved_reference};
 use crate::verify::Verifier;
 
 const EN_V1: &str = include_str!("../prompts/followup-en-v1.txt");
@@ -95,11 +95,6 @@ pub fn follow_up_prompt(first: &FirstTurn, chunks: &[Chunk]) -> (Prompt, &'stati
 /// Lower-cased words, to compare two questions regardless of case and punctuation.
 fn wording(text: &str) -> Vec<String> {
     words(text).into_iter().map(str::to_lowercase).collect()
-}
-
-/// Whether `text` is worded as a question: it ends with a question mark (ASCII or full-width).
-fn is_question(text: &str) -> bool {
-    text.trim_end().ends_with(['?', '\u{ff1f}'])
 }
 
 /// The wording checks of a follow-up reply to the first turn (`first_question`, answered by

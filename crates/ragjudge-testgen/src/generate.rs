@@ -13,13 +13,14 @@
 use std::collections::HashMap;
 
 use ragjudge_core::numeric::cosine_or_zero;
+use ragjudge_core::text::split_sentences;
 use ragjudge_models::{Embedder, GenParams, Judge, Prompt};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
 use crate::schema::{FieldKind, ObjectSpec};
-use crate::standalone::unresolved_reference;
+use crate::standalone::{is_question, unresolved_reference};
 use crate::verify::Verified;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -350,10 +351,23 @@ fn near_duplicate(d: NearDuplicates<'_>, stem: &str, kept: &[Vec<f32>]) -> Resul
     Ok(Some(v))
 }
 
-/// A reply's item when its fields are valid and its question stands on its own.
+/// Most sentences of a question: one of context before the question itself. A small model asked
+/// for a question on a long Chinese passage sometimes returns the passage, or the passage with a
+/// question after it.
+const MAX_QUESTION_SENTENCES: usize = 2;
+
+/// A reply's item when its fields are valid, its question is worded as one (a question mark at
+/// the end, at most [`MAX_QUESTION_SENTENCES`] sentences) and stands on its own.
 fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
     let item = task.spec().parse(text)?;
     let question = item.get("question").and_then(Value::as_str).unwrap_or_default();
+    if !is_question(question) {
+        return Err("not a question: it does not end with a question mark".into());
+    }
+    let sentences = split_sentences(question).len();
+    if sentences > MAX_QUESTION_SENTENCES {
+        return Err(format!("not a question: {sentences} sentences (at most {MAX_QUESTION_SENTENCES})"));
+    }
     match unresolved_reference(question) {
         Some(why) => Err(format!("the question is not self-contained: {why}")),
         None => Ok(item),
@@ -456,5 +470,24 @@ mod tests {
         assert_eq!(why, "the question is not self-contained: it refers to the source (\"the passage\")");
         let reply = r#"{"question": "Which golf course hosts the Masters Tournament?", "answer": "Augusta National"}"#;
         assert!(checked(&task, reply).is_ok());
+    }
+
+    #[test]
+    fn a_question_must_be_worded_as_one() {
+        let task = GenTask { query_type: QueryType::YesNo, sources: vec![0], topic: 0, answer: None };
+        let reply = |q: &str| format!(r#"{{"question": "{q}", "answer": "yes"}}"#);
+        // A passage returned in the question's place (seen on Chinese financial news).
+        let why = checked(&task, &reply("A股：震荡过程需要耐心，中期趋势有支撑，上周市场是弱势震荡。")).unwrap_err();
+        assert_eq!(why, "not a question: it does not end with a question mark");
+        let why = checked(&task, &reply("Is the Great Barrier Reef the largest coral reef system")).unwrap_err();
+        assert_eq!(why, "not a question: it does not end with a question mark");
+        // The passage, then a question: three sentences.
+        let copied = "浙商证券邱世梁认为，我国当前正从聚变反应向工程化转化。上市公司中，雪人股份已提供氦气螺杆压缩机。\
+                      雪人股份是否为核心设备供应商？";
+        assert_eq!(checked(&task, &reply(copied)).unwrap_err(), "not a question: 3 sentences (at most 2)");
+        // One sentence of context and the question; a question alone; a full-width mark.
+        assert!(checked(&task, &reply("Apollo 11 landed in July 1969. Was Neil Armstrong its commander?")).is_ok());
+        assert!(checked(&task, &reply("Is the Great Barrier Reef off the coast of Queensland? ")).is_ok());
+        assert!(checked(&task, &reply("马斯克是否创立了xAI？")).is_ok());
     }
 }

@@ -59,6 +59,11 @@ fn names_something(word: &str) -> bool {
     word.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit() || "\"'“‘《".contains(c))
 }
 
+/// Whether `text` is worded as a question: it ends with a question mark (ASCII or full-width).
+pub fn is_question(text: &str) -> bool {
+    text.trim_end().ends_with(['?', '\u{ff1f}'])
+}
+
 /// Why `question` points at the text it was written from ("the passage", "mentioned in the",
 /// 文中, 提到的), or `None`. This is the part of [`unresolved_reference`] that holds even in a
 /// conversation: a follow-up may say "it" for what the first turn named, but a user who never saw
