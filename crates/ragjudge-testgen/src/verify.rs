@@ -275,6 +275,12 @@ fn content_words(text: &str, asked: &HashSet<String>) -> HashSet<String> {
         .collect()
 }
 
+/// The question's words, lower-cased and stemmed: what an answer's content words leave out.
+fn asked_words(question: &str) -> HashSet<String> {
+    let stemmer = PorterStemmer::new();
+    lower_words(question).iter().map(|w| stemmer.stem(w)).collect()
+}
+
 /// How far two answers `a` and `b` to `question` agree: of the content words (stemmed, a CJK
 /// character is a word) of the answer with fewer of them, the share the other answer holds.
 /// Words of the question do not count, so that two answers repeating the question do not agree
@@ -285,8 +291,7 @@ fn content_words(text: &str, asked: &HashSet<String>) -> HashSet<String> {
 /// Numbers decide alone: when both answers hold a number (a word with a digit) and share none,
 /// they disagree, however many other words they share ("1505亿元" and "1276亿元").
 pub fn answer_agreement(question: &str, a: &str, b: &str) -> f64 {
-    let stemmer = PorterStemmer::new();
-    let asked: HashSet<String> = lower_words(question).iter().map(|w| stemmer.stem(w)).collect();
+    let asked = asked_words(question);
     let (mut ca, mut cb) = (content_words(a, &asked), content_words(b, &asked));
     if ca.is_empty() || cb.is_empty() {
         (ca, cb) = (content_words(a, &HashSet::new()), content_words(b, &HashSet::new()));
@@ -316,8 +321,7 @@ fn not_stated(answer: &str) -> bool {
 /// theory of plate tectonics?"; so does a judge's "RuBisCO is the most abundant protein on Earth"
 /// for "Why is RuBisCO the most abundant protein on Earth?", which finds no reason in its source.
 pub fn restates(question: &str, answer: &str) -> bool {
-    let stemmer = PorterStemmer::new();
-    let asked: HashSet<String> = lower_words(question).iter().map(|w| stemmer.stem(w)).collect();
+    let asked = asked_words(question);
     content_words(answer, &asked).is_empty()
 }
 
@@ -329,8 +333,7 @@ pub fn restates(question: &str, answer: &str) -> bool {
 /// passes the reference's grounding as a whole; its made-up sentence does not pass this.
 /// Sentences without such words (they repeat the question) are not judged here.
 pub fn unsupported_sentence<'a>(question: &str, answer: &'a str, sources: &[&str], min: f64) -> Option<(&'a str, f64)> {
-    let stemmer = PorterStemmer::new();
-    let asked: HashSet<String> = lower_words(question).iter().map(|w| stemmer.stem(w)).collect();
+    let asked = asked_words(question);
     let source: HashSet<String> = sources.iter().flat_map(|s| content_words(s, &HashSet::new())).collect();
     split_sentences(answer).into_iter().find_map(|sentence| {
         let new = content_words(sentence, &asked);
