@@ -6,9 +6,9 @@
 //! repeat a question kept before it, then the checks against its sources and the collection the
 //! caller gives ([`crate::verify`]). A reply that
 //! fails is retried with a new seed and sampling, then recorded with its raw text and the reason;
-//! it never reaches the output. Multiple-choice options are shuffled by a seeded generator once
-//! the reply passes, so the right answer's letter does not follow the model's habit of writing
-//! it first.
+//! it never reaches the output. A multiple-choice reply gives its right answer and three wrong
+//! options, not four options and a letter (which a small model often gets wrong); the four are
+//! shuffled by a seeded generator, so the right answer's letter is uniform.
 
 use std::collections::HashMap;
 
@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
-use crate::schema::{FieldKind, ObjectSpec};
+use crate::schema::{strip_option_label, FieldKind, ObjectSpec};
 use crate::standalone::{is_question, unresolved_reference};
 use crate::verify::Verified;
 use rand::seq::SliceRandom;
@@ -92,7 +92,6 @@ impl QueryType {
     pub fn spec(self) -> ObjectSpec {
         let answer = match self {
             QueryType::YesNo => FieldKind::OneOf(&["yes", "no"]),
-            QueryType::MultipleChoice => FieldKind::OneOf(&LETTERS),
             _ => FieldKind::Text,
         };
         let mut fields = vec![("question", FieldKind::Text)];
@@ -100,7 +99,11 @@ impl QueryType {
             fields.push(("standalone", FieldKind::Text));
         }
         if self == QueryType::MultipleChoice {
-            fields.push(("options", FieldKind::Texts(4)));
+            // The right answer first, then the wrong ones: a small model asked for four options
+            // and a letter often letters an option it did not mean; the letters are ours.
+            fields.push(("answer", FieldKind::Text));
+            fields.push(("wrong_options", FieldKind::Texts(3)));
+            return ObjectSpec { fields };
         }
         fields.push(("answer", answer));
         ObjectSpec { fields }
@@ -110,18 +113,18 @@ impl QueryType {
 /// The versioned prompt texts of one language (`prompts/gen-LANG-vN.txt`), by section.
 #[derive(Debug, Clone)]
 pub struct PromptSet {
-    /// `gen-en-v3` or `gen-zh-v3`.
+    /// `gen-en-v4` or `gen-zh-v4`.
     pub version: &'static str,
     sections: HashMap<String, String>,
 }
 
-const EN_V3: &str = include_str!("../prompts/gen-en-v3.txt");
-const ZH_V3: &str = include_str!("../prompts/gen-zh-v3.txt");
+const EN_V4: &str = include_str!("../prompts/gen-en-v4.txt");
+const ZH_V4: &str = include_str!("../prompts/gen-zh-v4.txt");
 
 impl PromptSet {
     /// The prompts for a chunk language (`zh` gives Chinese prompts, anything else English).
     pub fn for_lang(lang: &str) -> Self {
-        let (version, text) = if lang == "zh" { ("gen-zh-v3", ZH_V3) } else { ("gen-en-v3", EN_V3) };
+        let (version, text) = if lang == "zh" { ("gen-zh-v4", ZH_V4) } else { ("gen-en-v4", EN_V4) };
         Self::parse(version, text)
     }
 
@@ -359,7 +362,10 @@ const MAX_QUESTION_SENTENCES: usize = 2;
 /// A reply's item when its fields are valid, its question is worded as one (a question mark at
 /// the end, at most [`MAX_QUESTION_SENTENCES`] sentences) and stands on its own.
 fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
-    let item = task.spec().parse(text)?;
+    let mut item = task.spec().parse(text)?;
+    if task.query_type == QueryType::MultipleChoice {
+        item = lettered(item)?;
+    }
     let question = item.get("question").and_then(Value::as_str).unwrap_or_default();
     if !is_question(question) {
         return Err("not a question: it does not end with a question mark".into());
@@ -372,6 +378,32 @@ fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
         Some(why) => Err(format!("the question is not self-contained: {why}")),
         None => Ok(item),
     }
+}
+
+/// A multiple-choice reply (`question`, `answer`, `wrong_options`) as the item every later step
+/// reads: four `options`, the right one at `A` (the shuffle moves it), or why the options are not
+/// four different ones.
+fn lettered(mut reply: Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let text = |v: &Value| v.as_str().map(|s| strip_any_option_label(s).to_string()).unwrap_or_default();
+    let mut options = vec![reply.get("answer").map(text).unwrap_or_default()];
+    if let Some(Value::Array(wrong)) = reply.remove("wrong_options") {
+        options.extend(wrong.iter().map(text));
+    }
+    let distinct: std::collections::HashSet<String> = options.iter().map(|o| o.to_lowercase()).collect();
+    if options.iter().any(String::is_empty) || distinct.len() != options.len() {
+        return Err(format!(
+            "options: the answer and the wrong options are not {} different texts: {options:?}",
+            options.len()
+        ));
+    }
+    reply.insert("options".into(), Value::Array(options.into_iter().map(Value::String).collect()));
+    reply.insert("answer".into(), Value::String(LETTERS[0].to_string()));
+    Ok(reply)
+}
+
+/// `text` trimmed, without a leading option label of any letter (`B. `, `(C) `, ...).
+fn strip_any_option_label(text: &str) -> &str {
+    (0..LETTERS.len()).map(|k| strip_option_label(text, k)).min_by_key(|t| t.len()).unwrap_or(text)
 }
 
 /// The seed of task `i`'s shuffle: the run's seed mixed with the task's index.
@@ -431,7 +463,27 @@ mod tests {
         let text = format!(
             r#"{{"question": "Which metal is liquid at room temperature?", "options": ["Mercury", "Iron", "Tin", "Lead"], "answer": "{answer}"}}"#
         );
-        QueryType::MultipleChoice.spec().parse(&text).unwrap()
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn a_multiple_choice_reply_puts_its_answer_at_a_among_four_different_options() {
+        let task = GenTask { query_type: QueryType::MultipleChoice, sources: vec![0], topic: 0, answer: None };
+        let reply = r#"{"question": "Which metal is liquid at room temperature?", "answer": "Mercury", "wrong_options": ["B. Iron", "(C) Tin", "Lead"]}"#;
+        let it = checked(&task, reply).unwrap();
+        assert_eq!(it["options"], serde_json::json!(["Mercury", "Iron", "Tin", "Lead"]));
+        assert_eq!(it["answer"], "A");
+        assert!(!it.contains_key("wrong_options"));
+        assert_eq!(reference_answer(QueryType::MultipleChoice, &it), "A) Mercury");
+        // The answer again among the wrong options (case aside), or a letter for an answer.
+        let reply = r#"{"question": "Which metal is liquid at room temperature?", "answer": "Mercury", "wrong_options": ["Iron", "MERCURY", "Lead"]}"#;
+        assert!(checked(&task, reply)
+            .unwrap_err()
+            .starts_with("options: the answer and the wrong options are not 4 different texts"));
+        let reply = r#"{"question": "慧博云通的主营业务是什么？", "answer": "软件技术服务", "wrong_options": ["芯片测试服务", "硬件制造", "A. 软件技术服务"]}"#;
+        assert!(checked(&task, reply).is_err());
+        let reply = r#"{"question": "Which metal is liquid at room temperature?", "options": ["Mercury", "Iron", "Tin", "Lead"], "answer": "A"}"#;
+        assert_eq!(checked(&task, reply).unwrap_err(), "wrong_options: missing");
     }
 
     #[test]

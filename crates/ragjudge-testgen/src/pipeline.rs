@@ -792,7 +792,7 @@ mod tests {
             item: item.then(Map::new),
             attempts: failures.len() as u32 + u32::from(item),
             failures: failures.iter().map(|why| ("{...}".to_string(), why.to_string())).collect(),
-            prompt_version: "gen-en-v3",
+            prompt_version: "gen-en-v4",
             verified: item.then(|| Verified {
                 query_type: QueryType::Factual,
                 sources: vec![0],

@@ -110,7 +110,7 @@ impl ObjectSpec {
 }
 
 /// `text` trimmed, without a leading label of option `k` (`A. `, `A) `, `A: `, `(A) ` for k = 0).
-fn strip_option_label(text: &str, k: usize) -> &str {
+pub(crate) fn strip_option_label(text: &str, k: usize) -> &str {
     let t = text.trim();
     let Some(letter) = u8::try_from(k).ok().and_then(|k| b'A'.checked_add(k)).filter(u8::is_ascii_uppercase) else {
         return t;

@@ -29,7 +29,8 @@ struct Rules {
     /// Chinese: 该 ("the said") before a noun, which always points back to something named
     /// before (but not in 应该 "should" or 活该).
     gai: Regex,
-    /// Chinese: a demonstrative and a classifier before any noun (这款上下肢康复机器人, 这家企业).
+    /// Chinese: a demonstrative and a classifier before any noun (这款上下肢康复机器人, 这家企业,
+    /// 这个问题, 这次增产).
     classified_zh: Regex,
     /// Chinese: a question that starts with a bare generic noun (公司和泰山合作 ..., "the
     /// company's ...").
@@ -48,7 +49,7 @@ fn rules() -> &'static Rules {
             text_zh: re(r"文中|本文|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述"),
             generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名|份|款|笔|条|次|批|些)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员|协议|合同|设备|公告|方案|计划|机构|平台|基金|股票|债券|企业|集团|银行|机器人|团队|装置|技术|交易|工厂|系统|会议|文件|数据)"),
             gai: re(r"(^|[^应活])(该\p{Han})"),
-            classified_zh: re(r"(?:这|那)(?:款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}"),
+            classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}"),
             bare_zh: re(r"^\s*(公司|企业|集团|机构|团队|项目|研究人员|设备|协议|政策|产品)"),
         }
     })
@@ -207,6 +208,9 @@ mod tests {
             "该机器人在临床试用中的效果如何？",
             "这份合同的期限是多久？",
             "这款上下肢康复机器人有哪些功能？",
+            "戴蒙在2024年是否仍然回答这个问题？",
+            "这次增产的规模有多大？",
+            "这些房企的现金流为何下降？",
         ] {
             assert!(unresolved_reference(q).is_some(), "not caught: {q}");
         }
@@ -227,6 +231,8 @@ mod tests {
             "投资者应该如何看待油价下跌？",
             "华为公司成立于哪一年？",
             "宁波裕人为何下调换股价？",
+            "个人投资者如何参与可交债？",
+            "欧佩克+为什么这样快地增产？",
         ] {
             assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");
         }

@@ -10,9 +10,9 @@
 //!   chunk in a collection with several golf courses.
 //! - **Answerable**: the judge's P(Yes) that the sources contain the answer.
 //! - **Grounded**: the free-text reference is close to a sentence of its sources, says more than
-//!   its question ([`restates`]), and each of its sentences takes at least half of its new
-//!   content words from the sources ([`unsupported_sentence`]), so that a made-up cause added to a
-//!   copied sentence does not pass on the copied part.
+//!   its question ([`restates`]), and each of its sentences and longer clauses takes at least half
+//!   of its new content words from the sources ([`unsupported_sentence`]), so that a made-up cause
+//!   added to a copied sentence does not pass on the copied part.
 //! - **Reference**: the judge's P(Yes) that a free-text reference gives what the question asks
 //!   for, not a related fact ("men's team" for "What is the name of the team that played ...?");
 //!   for yes/no and multiple-choice questions, the judge answers the question from the sources and
@@ -325,24 +325,86 @@ pub fn restates(question: &str, answer: &str) -> bool {
     content_words(answer, &asked).is_empty()
 }
 
-/// The first sentence of a free-text `answer` that says what its `sources` do not, with its
-/// support: of the sentence's content words not in `question` (stemmed; a CJK character is a
-/// word), the share found among the sources' content words, below `min`. A reference that copies
-/// a source sentence and adds a made-up cause ("..., and RuBisCO is therefore the most abundant
+/// The first sentence or clause of a free-text `answer` that says what its `sources` do not,
+/// with its support: of its content words not in `question` (stemmed; a CJK character is a word),
+/// the share found among the sources' content words, below `min`. A reference that copies a
+/// source sentence and adds a made-up cause ("..., and RuBisCO is therefore the most abundant
 /// protein on Earth" after "This process is essential for the plant's growth and survival")
-/// passes the reference's grounding as a whole; its made-up sentence does not pass this.
-/// Sentences without such words (they repeat the question) are not judged here.
+/// passes the reference's grounding as a whole; its made-up sentence does not pass this. Each
+/// clause of a sentence ([`clauses`]) with at least [`MIN_CLAUSE_WORDS`] such words is judged on
+/// its own too, so that a made-up clause does not pass on the copied rest of its sentence ("QUIC
+/// provides encryption and congestion control itself, which TCP lacks"). Sentences without such
+/// words (they repeat the question) are not judged here.
 pub fn unsupported_sentence<'a>(question: &str, answer: &'a str, sources: &[&str], min: f64) -> Option<(&'a str, f64)> {
     let asked = asked_words(question);
     let source: HashSet<String> = sources.iter().flat_map(|s| content_words(s, &HashSet::new())).collect();
-    split_sentences(answer).into_iter().find_map(|sentence| {
-        let new = content_words(sentence, &asked);
-        if new.is_empty() {
+    let unsupported = |part: &'a str, least: usize| {
+        let new = content_words(part, &asked);
+        if new.is_empty() || new.len() < least {
             return None;
         }
         let support = new.iter().filter(|w| source.contains(*w)).count() as f64 / new.len() as f64;
-        (support < min).then_some((sentence, support))
+        (support < min).then_some((part, support))
+    };
+    split_sentences(answer).into_iter().find_map(|sentence| {
+        unsupported(sentence, 1).or_else(|| {
+            let parts = clauses(sentence);
+            if parts.len() < 2 {
+                return None;
+            }
+            parts.into_iter().find_map(|clause| unsupported(clause, MIN_CLAUSE_WORDS))
+        })
     })
+}
+
+/// Why a reference `answer` says nothing beyond `question` ([`restates`]) or says what its
+/// `sources` do not ([`unsupported_sentence`] with the bar `min`), if it does.
+fn unsaid(question: &str, answer: &str, sources: &[&str], min: f64) -> Option<String> {
+    if restates(question, answer) {
+        return Some("the reference answer is not grounded in the source: it only repeats the question's words".into());
+    }
+    unsupported_sentence(question, answer, sources, min).map(|(sentence, support)| {
+        format!("the reference answer is not grounded in the source: {sentence:?} says what the source does not (support {support:.2})")
+    })
+}
+
+/// Fewest new content words of a clause judged on its own by [`unsupported_sentence`]: a clause
+/// of one word ("In 1455,") says too little to judge.
+pub const MIN_CLAUSE_WORDS: usize = 2;
+
+/// The clauses of a sentence: cut after a comma, semicolon or colon (ASCII or full-width, and
+/// the Chinese enumeration comma; not a comma or colon between digits, as in "10,100,000" or
+/// "9:30"), and before "which", "while" and "whereas" (any case).
+pub fn clauses(sentence: &str) -> Vec<&str> {
+    const MARKS: [char; 7] = [',', ';', ':', '，', '；', '：', '、'];
+    const WORDS: [&str; 3] = [" which ", " while ", " whereas "];
+    let bytes = sentence.as_bytes();
+    let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let mut cuts: Vec<usize> = sentence
+        .char_indices()
+        .filter(|&(i, c)| MARKS.contains(&c) && !(i > 0 && digit_at(i - 1) && digit_at(i + 1)))
+        .map(|(i, c)| i + c.len_utf8())
+        .collect();
+    for w in WORDS {
+        let w = w.as_bytes();
+        cuts.extend(
+            (0..bytes.len().saturating_sub(w.len() - 1))
+                .filter(|&i| bytes[i..i + w.len()].eq_ignore_ascii_case(w))
+                .map(|i| i + 1),
+        );
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for cut in cuts.into_iter().chain([sentence.len()]) {
+        let part = sentence[start..cut].trim();
+        if !part.is_empty() {
+            out.push(part);
+        }
+        start = cut;
+    }
+    out
 }
 
 /// Whether each source carries part of a multi-hop answer: `Ok` when every source holds a
@@ -442,6 +504,14 @@ impl Verifier<'_> {
                 )));
             }
         } else if v.query_type == QueryType::MultipleChoice {
+            // The right option is the reference's text: the word rules of free-text references
+            // hold for it ("Rust" for "What is the name of the language that Rust has used since
+            // 2018?" says nothing).
+            v.applied.push("grounded");
+            let right = answer.split_once(") ").map_or(answer, |(_, text)| text);
+            if let Some(why) = unsaid(question, right, &texts, o.min_sentence_support) {
+                return Ok(Err(why));
+            }
             v.applied.push("reference");
             let ask = p
                 .section("check_choice")
@@ -487,16 +557,8 @@ impl Verifier<'_> {
                     "the reference answer is not grounded in the source (grounding {grounding:.2})"
                 )));
             }
-            if restates(question, answer) {
-                return Ok(Err(
-                    "the reference answer is not grounded in the source: it only repeats the question's words"
-                        .to_string(),
-                ));
-            }
-            if let Some((sentence, support)) = unsupported_sentence(question, answer, &texts, o.min_sentence_support) {
-                return Ok(Err(format!(
-                    "the reference answer is not grounded in the source: {sentence:?} says what the source does not (support {support:.2})"
-                )));
+            if let Some(why) = unsaid(question, answer, &texts, o.min_sentence_support) {
+                return Ok(Err(why));
             }
             v.applied.push("reference");
             let ask = p.section("check_reference").replace("{question}", question).replace("{answer}", answer);
@@ -857,10 +919,22 @@ mod tests {
         // The right option at A: the judge picks it when shown the options and names it itself.
         let right = ["The Gutenberg Bible", "Hamlet", "Paradise Lost", "The Odyssey"];
         let v = verify_item(&c, QueryType::MultipleChoice, &[1], item(right, "A")).unwrap();
-        assert_eq!(v.applied, ["round_trip", "answerable", "reference"]);
+        assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference"]);
         assert_eq!((v.values.reference, v.values.answer_agreement), (Some(0.7), Some(1.0)));
-        // A wrong option at A: the judge shown the options agrees with it, its own answer does not.
-        let wrong = ["Hamlet", "The Gutenberg Bible", "Paradise Lost", "The Odyssey"];
+        // A right option the source does not hold: {hamlet}, not in the source.
+        let unsaid = ["Hamlet", "The Gutenberg Bible", "Paradise Lost", "The Odyssey"];
+        let why = verify_item(&c, QueryType::MultipleChoice, &[1], item(unsaid, "A")).unwrap_err();
+        assert_eq!(
+            why,
+            "the reference answer is not grounded in the source: \"Hamlet\" says what the source does not (support 0.00)"
+        );
+        // One that repeats the question: {book, print, mainz, 1455} are all asked.
+        let asked = ["A book printed in Mainz", "The Gutenberg Bible", "Paradise Lost", "The Odyssey"];
+        let why = verify_item(&c, QueryType::MultipleChoice, &[1], item(asked, "A")).unwrap_err();
+        assert!(why.ends_with("it only repeats the question's words"), "{why}");
+        // A wrong option at A whose words the source holds ({movabl, type}): the judge shown the
+        // options agrees with it, its own answer does not.
+        let wrong = ["Movable type", "The Gutenberg Bible", "Paradise Lost", "The Odyssey"];
         let why = verify_item(&c, QueryType::MultipleChoice, &[1], item(wrong, "A")).unwrap_err();
         assert_eq!(
             why,
@@ -935,6 +1009,13 @@ mod tests {
         );
         // A sentence that only repeats the question is not judged here (restates does that).
         assert_eq!(unsupported_sentence(why, "RuBisCO is the most abundant protein.", &[source], 0.5), None);
+        // A made-up clause after a copied one: {enzym, fix, carbon, dioxid, speed, plant, growth}
+        // has 4 of 7 in the source, the sentence passes; the clause "which speeds up plant growth"
+        // has {speed, plant, growth}, none in the source.
+        let clause = "The enzyme fixes carbon dioxide, which speeds up plant growth.";
+        assert_eq!(unsupported_sentence(why, clause, &[source], 0.5), Some(("which speeds up plant growth.", 0.0)));
+        // A one-word clause is not judged alone ({1455} is not in the source).
+        assert_eq!(unsupported_sentence(why, "In 1455, the enzyme fixes carbon dioxide.", &[source], 0.5), None);
         // Chinese: a character is a word, a number one word.
         let zh_source = "贵州茅台2023年营业收入1505亿元，同比增长18%。";
         let zh_question = "贵州茅台2023年的营业收入是多少？";
@@ -944,6 +1025,26 @@ mod tests {
             unsupported_sentence(zh_question, "1505亿元。利润翻倍。", &[zh_source], 0.5),
             Some(("利润翻倍。", 0.0))
         );
+    }
+
+    #[test]
+    fn clauses_are_cut_at_commas_and_before_which_while_whereas() {
+        assert_eq!(
+            clauses("It is a transform boundary, also known as a strike-slip fault, where plates slide."),
+            ["It is a transform boundary,", "also known as a strike-slip fault,", "where plates slide."]
+        );
+        assert_eq!(
+            clauses("Infiltration soaks into soil While runoff flows; it returns which helps"),
+            ["Infiltration soaks into soil", "While runoff flows;", "it returns", "which helps"]
+        );
+        // Digits around a comma or colon: one number, one time.
+        assert_eq!(clauses("10,100,000股"), ["10,100,000股"]);
+        assert_eq!(clauses("At 9:30, trading opened."), ["At 9:30,", "trading opened."]);
+        assert_eq!(
+            clauses("营业收入1505亿元，同比增长18%；利润、现金流均增长。"),
+            ["营业收入1505亿元，", "同比增长18%；", "利润、", "现金流均增长。"]
+        );
+        assert_eq!(clauses("Whichever comes first."), ["Whichever comes first."]);
     }
 
     #[test]

@@ -193,7 +193,7 @@ fn every_kept_question_is_valid_and_carries_its_strata() {
     let mc: Vec<_> = out.rejected.iter().filter(|r| r.query_type == QueryType::MultipleChoice).collect();
     assert_eq!(mc.len(), 3);
     assert!(mc.iter().all(|r| r.reason == "no valid reply in 3 attempt(s)" && r.raw.len() == 3));
-    assert!(mc[0].raw[0].1.starts_with("options: missing"), "{:?}", mc[0].raw[0]);
+    assert!(mc[0].raw[0].1.starts_with("answer: missing"), "{:?}", mc[0].raw[0]);
     // Factual: the greedy reply is garbage, the first sampled retry too vague to find its source
     // (it shares no word with any chunk), the second valid.
     let factual: Vec<_> = out.questions.iter().filter(|q| q.record["meta"]["query_type"] == "factual").collect();
