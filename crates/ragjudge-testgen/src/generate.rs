@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
 use crate::schema::{strip_option_label, FieldKind, ObjectSpec};
-use crate::standalone::{is_question, unresolved_reference};
+use crate::standalone::{asks_yes_or_no, is_question, unresolved_reference};
 use crate::verify::Verified;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -374,6 +374,9 @@ fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
     if sentences > MAX_QUESTION_SENTENCES {
         return Err(format!("not a question: {sentences} sentences (at most {MAX_QUESTION_SENTENCES})"));
     }
+    if task.query_type == QueryType::YesNo && !asks_yes_or_no(question) {
+        return Err("not a yes/no question: it asks for a thing, not for yes or no".into());
+    }
     match unresolved_reference(question) {
         Some(why) => Err(format!("the question is not self-contained: {why}")),
         None => Ok(item),
@@ -541,5 +544,7 @@ mod tests {
         assert!(checked(&task, &reply("Apollo 11 landed in July 1969. Was Neil Armstrong its commander?")).is_ok());
         assert!(checked(&task, &reply("Is the Great Barrier Reef off the coast of Queensland? ")).is_ok());
         assert!(checked(&task, &reply("马斯克是否创立了xAI？")).is_ok());
+        let why = checked(&task, &reply("Musk认为xAI和X合并后，两家公司将能够共享什么？")).unwrap_err();
+        assert_eq!(why, "not a yes/no question: it asks for a thing, not for yes or no");
     }
 }

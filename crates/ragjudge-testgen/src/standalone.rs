@@ -32,9 +32,13 @@ struct Rules {
     /// Chinese: a demonstrative and a classifier before any noun (这款上下肢康复机器人, 这家企业,
     /// 这个问题, 这次增产).
     classified_zh: Regex,
-    /// Chinese: a question that starts with a bare generic noun (公司和泰山合作 ..., "the
-    /// company's ...").
+    /// Chinese: a question that starts with a bare generic noun, after a question word or not
+    /// (公司和泰山合作 ..., 为什么公司积极拓展 ...: "the company").
     bare_zh: Regex,
+    /// Chinese: a word that asks for a thing, a number, a person, a reason or a way.
+    wh_zh: Regex,
+    /// Chinese: a word that asks for yes or no.
+    yes_no_zh: Regex,
 }
 
 fn rules() -> &'static Rules {
@@ -50,7 +54,9 @@ fn rules() -> &'static Rules {
             generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名|份|款|笔|条|次|批|些)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员|协议|合同|设备|公告|方案|计划|机构|平台|基金|股票|债券|企业|集团|银行|机器人|团队|装置|技术|交易|工厂|系统|会议|文件|数据)"),
             gai: re(r"(^|[^应活])(该\p{Han})"),
             classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}"),
-            bare_zh: re(r"^\s*(公司|企业|集团|机构|团队|项目|研究人员|设备|协议|政策|产品)"),
+            bare_zh: re(r"^\s*(?:为什么|为何|如何|怎样|怎么|是否)?(公司|企业|集团|机构|团队|项目|研究人员|设备|协议|政策|产品)"),
+            wh_zh: re(r"什么|哪|多少|谁|为何|如何|怎么|怎样"),
+            yes_no_zh: re(r"是否|吗|是不是|有没有|能否|会不会|可否"),
         }
     })
 }
@@ -63,6 +69,21 @@ fn names_something(word: &str) -> bool {
 /// Whether `text` is worded as a question: it ends with a question mark (ASCII or full-width).
 pub fn is_question(text: &str) -> bool {
     text.trim_end().ends_with(['?', '\u{ff1f}'])
+}
+
+/// Whether `question` asks for yes or no, not for a thing: it does not open with "what", "which",
+/// "who", "when", "where", "why" or "how", and a Chinese one holds no question word (什么, 哪,
+/// 多少, 谁, 为何, 如何, 怎么, 怎样) unless it also asks 是否, 吗, 有没有 and the like. A small
+/// model asked for a yes/no question sometimes writes "...将能够共享什么？" and answers "yes".
+pub fn asks_yes_or_no(question: &str) -> bool {
+    const WH: [&str; 9] = ["what", "which", "who", "whom", "whose", "when", "where", "why", "how"];
+    let first = question.split_whitespace().next().unwrap_or_default();
+    let first = first.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    if WH.contains(&first.as_str()) {
+        return false;
+    }
+    let r = rules();
+    !r.wh_zh.is_match(question) || r.yes_no_zh.is_match(question)
 }
 
 /// Why `question` points at the text it was written from ("the passage", "mentioned in the",
@@ -195,6 +216,29 @@ mod tests {
     }
 
     #[test]
+    fn a_yes_no_question_asks_for_yes_or_no() {
+        for q in [
+            "Was Neil Armstrong the commander of Apollo 11?",
+            "Is it true that the threshold for measles is 1/18?",
+            "Did Gutenberg print the Bible in Mainz, and when?",
+            "马斯克是否创立了xAI？",
+            "辉瑞支付了12.5亿美元首付款吗？",
+            "有没有哪家房企的现金流在增长？",
+        ] {
+            assert!(asks_yes_or_no(q), "wrongly caught: {q}");
+        }
+        for q in [
+            "What did the astronauts plant on the Moon?",
+            "\"How\" did Gutenberg cast his type?",
+            "Musk认为xAI和X合并后，两家公司将能够共享什么？",
+            "哪个公司是半导体设备龙头？",
+            "欧佩克+为何增产？",
+        ] {
+            assert!(!asks_yes_or_no(q), "not caught: {q}");
+        }
+    }
+
+    #[test]
     fn chinese_questions_are_checked_too() {
         for q in [
             "文中提到的研究有什么目的？",
@@ -211,6 +255,7 @@ mod tests {
             "戴蒙在2024年是否仍然回答这个问题？",
             "这次增产的规模有多大？",
             "这些房企的现金流为何下降？",
+            "为什么公司积极拓展低空应用场景？",
         ] {
             assert!(unresolved_reference(q).is_some(), "not caught: {q}");
         }
