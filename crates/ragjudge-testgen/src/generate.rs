@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(it["answer"], "A");
         assert!(!it.contains_key("wrong_options"));
         assert_eq!(reference_answer(QueryType::MultipleChoice, &it), "A) Mercury");
-        // The answer again among the wrong options (case aside), or a letter for an answer.
+        // The answer again among the wrong options, in other case or behind a label.
         let reply = r#"{"question": "Which metal is liquid at room temperature?", "answer": "Mercury", "wrong_options": ["Iron", "MERCURY", "Lead"]}"#;
         assert!(checked(&task, reply)
             .unwrap_err()

@@ -332,9 +332,10 @@ pub fn restates(question: &str, answer: &str) -> bool {
 /// protein on Earth" after "This process is essential for the plant's growth and survival")
 /// passes the reference's grounding as a whole; its made-up sentence does not pass this. Each
 /// clause of a sentence ([`clauses`]) with at least [`MIN_CLAUSE_WORDS`] such words is judged on
-/// its own too, so that a made-up clause does not pass on the copied rest of its sentence ("QUIC
-/// provides encryption and congestion control itself, which TCP lacks"). Sentences without such
-/// words (they repeat the question) are not judged here.
+/// its own too, so that a made-up clause does not pass on the copied rest of its sentence
+/// ("Apollo 11 was the first mission to land humans on the Moon, which was a significant
+/// achievement in space exploration"). Sentences without such words (they repeat the question)
+/// are not judged here.
 pub fn unsupported_sentence<'a>(question: &str, answer: &'a str, sources: &[&str], min: f64) -> Option<(&'a str, f64)> {
     let asked = asked_words(question);
     let source: HashSet<String> = sources.iter().flat_map(|s| content_words(s, &HashSet::new())).collect();
