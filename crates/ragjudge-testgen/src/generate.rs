@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
-use crate::schema::{strip_option_label, FieldKind, ObjectSpec};
+use crate::schema::{distinct_texts, strip_option_label, FieldKind, ObjectSpec};
 use crate::standalone::{asks_yes_or_no, is_question, unresolved_reference};
 use crate::verify::Verified;
 use rand::seq::SliceRandom;
@@ -392,8 +392,7 @@ fn lettered(mut reply: Map<String, Value>) -> Result<Map<String, Value>, String>
     if let Some(Value::Array(wrong)) = reply.remove("wrong_options") {
         options.extend(wrong.iter().map(text));
     }
-    let distinct: std::collections::HashSet<String> = options.iter().map(|o| o.to_lowercase()).collect();
-    if options.iter().any(String::is_empty) || distinct.len() != options.len() {
+    if !distinct_texts(&options) {
         return Err(format!(
             "options: the answer and the wrong options are not {} different texts: {options:?}",
             options.len()
@@ -438,9 +437,14 @@ pub fn reference_answer(query_type: QueryType, item: &Map<String, Value>) -> Str
     if query_type != QueryType::MultipleChoice {
         return answer;
     }
+    format!("{answer}) {}", right_option(item))
+}
+
+/// The text of a checked multiple-choice item's right option.
+pub fn right_option(item: &Map<String, Value>) -> &str {
+    let answer = item.get("answer").and_then(Value::as_str).unwrap_or_default();
     let k = LETTERS.iter().position(|l| *l == answer).unwrap_or(0);
-    let option = item.get("options").and_then(|o| o.get(k)).and_then(Value::as_str).unwrap_or_default();
-    format!("{answer}) {option}")
+    item.get("options").and_then(|o| o.get(k)).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The question text as a system under test receives it (options listed for multiple choice).

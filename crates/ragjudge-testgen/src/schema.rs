@@ -88,8 +88,7 @@ impl ObjectSpec {
                         .enumerate()
                         .map(|(k, s)| strip_option_label(s, k).to_string())
                         .collect();
-                    let distinct: std::collections::HashSet<String> = texts.iter().map(|t| t.to_lowercase()).collect();
-                    let ok = texts.len() == *n && texts.iter().all(|t| !t.is_empty()) && distinct.len() == *n;
+                    let ok = texts.len() == *n && distinct_texts(&texts);
                     cleaned = Some(texts);
                     ok
                 }
@@ -107,6 +106,12 @@ impl ObjectSpec {
         }
         Ok(obj)
     }
+}
+
+/// Whether every text is non-empty and no two are the same, case aside.
+pub(crate) fn distinct_texts(texts: &[String]) -> bool {
+    let distinct: std::collections::HashSet<String> = texts.iter().map(|t| t.to_lowercase()).collect();
+    texts.iter().all(|t| !t.is_empty()) && distinct.len() == texts.len()
 }
 
 /// `text` trimmed, without a leading label of option `k` (`A. `, `A) `, `A: `, `(A) ` for k = 0).

@@ -45,7 +45,7 @@ use serde::Serialize;
 use crate::bm25::Bm25Index;
 use crate::chunk::Chunk;
 use crate::error::TestgenError;
-use crate::generate::{question_text, reference_answer, PromptSet, QueryType, LETTERS};
+use crate::generate::{question_text, reference_answer, right_option, PromptSet, QueryType, LETTERS};
 use serde_json::{Map, Value};
 
 /// Most tokens of the judge's own answer in the free-text round trip.
@@ -341,7 +341,7 @@ pub fn unsupported_sentence<'a>(question: &str, answer: &'a str, sources: &[&str
     let source: HashSet<String> = sources.iter().flat_map(|s| content_words(s, &HashSet::new())).collect();
     let unsupported = |part: &'a str, least: usize| {
         let new = content_words(part, &asked);
-        if new.is_empty() || new.len() < least {
+        if new.len() < least {
             return None;
         }
         let support = new.iter().filter(|w| source.contains(*w)).count() as f64 / new.len() as f64;
@@ -509,8 +509,7 @@ impl Verifier<'_> {
             // hold for it ("Rust" for "What is the name of the language that Rust has used since
             // 2018?" says nothing).
             v.applied.push("grounded");
-            let right = answer.split_once(") ").map_or(answer, |(_, text)| text);
-            if let Some(why) = unsaid(question, right, &texts, o.min_sentence_support) {
+            if let Some(why) = unsaid(question, right_option(item), &texts, o.min_sentence_support) {
                 return Ok(Err(why));
             }
             v.applied.push("reference");
