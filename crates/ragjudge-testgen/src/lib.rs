@@ -19,6 +19,7 @@ pub mod error;
 pub mod followup;
 pub mod generate;
 pub mod job;
+pub mod lists;
 pub mod pipeline;
 pub mod reduce;
 pub mod sample;

@@ -50,7 +50,7 @@ fn rules() -> &'static Rules {
             mentioned: re(r"(?i)\b(?:mentioned|described|discussed|cited|referred\s+to|named|featured)\s+(?:in|by)\s+(?:the|this|that)\b"),
             generic: re(&format!(r"(?i)\b(the|this|that)\s+({GENERIC_EN})\b(\s*\S*)(\s*\S*)")),
             pronoun: re(r"(?i)^\s*(?:what|why|how|when|where|who|whom|which|did|does|do|is|was|were|are|has|have|had)\b(?:\s+\w+){0,2}?\s+(?:he|she|they|him|her|them|his|their)\b"),
-            text_zh: re(r"文中|本文|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述"),
+            text_zh: re(r"文中|本文|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述|^\s*(?:有没有|是否)(?:提到|提及)"),
             generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名|份|款|笔|条|次|批|些)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员|协议|合同|设备|公告|方案|计划|机构|平台|基金|股票|债券|企业|集团|银行|机器人|团队|装置|技术|交易|工厂|系统|会议|文件|数据)"),
             gai: re(r"(^|[^应活])(该\p{Han})"),
             classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}"),
@@ -256,6 +256,8 @@ mod tests {
             "这次增产的规模有多大？",
             "这些房企的现金流为何下降？",
             "为什么公司积极拓展低空应用场景？",
+            "有没有提到连续3年ROE＞15%的公司？",
+            "是否提及鲍威尔的讲话？",
         ] {
             assert!(unresolved_reference(q).is_some(), "not caught: {q}");
         }
@@ -278,6 +280,7 @@ mod tests {
             "宁波裕人为何下调换股价？",
             "个人投资者如何参与可交债？",
             "欧佩克+为什么这样快地增产？",
+            "鲍威尔在讲话中是否提到降息？",
         ] {
             assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");
         }

@@ -46,6 +46,7 @@ use crate::bm25::Bm25Index;
 use crate::chunk::Chunk;
 use crate::error::TestgenError;
 use crate::generate::{question_text, reference_answer, right_option, PromptSet, QueryType, LETTERS};
+use crate::lists::{co_listed, unnamed_member};
 use serde_json::{Map, Value};
 
 /// Most tokens of the judge's own answer in the free-text round trip.
@@ -364,9 +365,34 @@ fn unsaid(question: &str, answer: &str, sources: &[&str], min: f64) -> Option<St
     if restates(question, answer) {
         return Some("the reference answer is not grounded in the source: it only repeats the question's words".into());
     }
+    if defines_for_why(question, answer) {
+        return Some(
+            "the reference does not answer the question: it asks why and the reference says what something is".into(),
+        );
+    }
     unsupported_sentence(question, answer, sources, min).map(|(sentence, support)| {
         format!("the reference answer is not grounded in the source: {sentence:?} says what the source does not (support {support:.2})")
     })
+}
+
+/// Whether `question` asks why and `answer` opens with a definition instead of a reason: "Why
+/// does evaporation occur?" answered "Evaporation is the process by which water changes from
+/// liquid to gas", or 为什么 answered "X是指...". A definition starts within the answer's first
+/// five words with "is/are/was/were a/an/the", "refers to" or "means" (是指, 指的是, 是一种, 是一个 within
+/// its first twelve characters), and the answer gives no reason word (because, due to, since, so
+/// that, in order to, reason, result, cause; 因为, 由于, 为了, 因此, 所以, 导致, 原因) anywhere.
+pub fn defines_for_why(question: &str, answer: &str) -> bool {
+    static RULES: std::sync::OnceLock<[regex::Regex; 4]> = std::sync::OnceLock::new();
+    let [why, define, define_zh, reason] = RULES.get_or_init(|| {
+        let re = |s: &str| regex::Regex::new(s).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"));
+        [
+            re(r"(?i)\bwhy\b|为什么|为何|什么原因|原因是什么"),
+            re(r"(?i)^\s*(?:\S+\s+){0,4}?(?:(?:is|are|was|were)\s+(?:a|an|the)|refers\s+to|means)\b"),
+            re(r"^\s*.{0,12}?(?:是指|指的是|是一种|是一个)"),
+            re(r"(?i)\b(?:because|due\s+to|since|so\s+that|in\s+order\s+to|reasons?|results?|caused?|causes)\b|因为|由于|为了|因此|所以|导致|原因"),
+        ]
+    });
+    why.is_match(question) && (define.is_match(answer) || define_zh.is_match(answer)) && !reason.is_match(answer)
 }
 
 /// Fewest new content words of a clause judged on its own by [`unsupported_sentence`]: a clause
@@ -509,10 +535,18 @@ impl Verifier<'_> {
             // hold for it ("Rust" for "What is the name of the language that Rust has used since
             // 2018?" says nothing).
             v.applied.push("grounded");
-            if let Some(why) = unsaid(question, right_option(item), &texts, o.min_sentence_support) {
+            let right = right_option(item);
+            if let Some(why) = unsaid(question, right, &texts, o.min_sentence_support) {
                 return Ok(Err(why));
             }
             v.applied.push("reference");
+            let options = item.get("options").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+            let mut wrong = options.iter().filter_map(Value::as_str).filter(|o| *o != right);
+            if let Some(other) = wrong.find(|o| co_listed(&texts, right, o)) {
+                return Ok(Err(format!(
+                    "the reference does not answer the question: more than one option is right, the source lists {right:?} together with {other:?}"
+                )));
+            }
             let ask = p
                 .section("check_choice")
                 .replace("{passage}", &texts.join("\n\n"))
@@ -578,6 +612,11 @@ impl Verifier<'_> {
             if agreement < o.min_answer_agreement {
                 return Ok(Err(format!(
                     "the reference does not answer the question: from the source the judge answers {said:?} (agreement {agreement:.2})"
+                )));
+            }
+            if let Some(other) = unnamed_member(&texts, answer, &said) {
+                return Ok(Err(format!(
+                    "the reference does not answer the question: it gives one of several answers, the source lists {other:?} with it and the judge answers {said:?}"
                 )));
             }
         }
@@ -706,6 +745,8 @@ mod tests {
                 "The Gutenberg Bible"
             } else if question.contains("landed on the Moon") {
                 "Eagle, in July 1969"
+            } else if question.contains("Which Apollo mission") {
+                "Apollo 11, Apollo 12 and Apollo 14"
             } else if question.contains("Neil Armstrong fly") {
                 "Eagle\nIt was the lunar module."
             } else {
@@ -943,6 +984,69 @@ mod tests {
         // The right option at B: the judge's pick among the options (A) already fails it.
         let why = verify_item(&c, QueryType::MultipleChoice, &[1], item(wrong, "B")).unwrap_err();
         assert!(why.starts_with("the reference does not answer the question: the judge picks A"), "{why}");
+    }
+
+    #[test]
+    fn an_answer_the_source_lists_with_others_is_not_the_one_answer() {
+        let c = vec![
+            chunk(
+                "apollo",
+                "The missions that landed humans on the Moon included Apollo 11, Apollo 12, and Apollo 14.",
+            ),
+            chunk("rust", "Rust prevents data races with ownership, borrowing, and lifetimes."),
+            chunk("reef", "The Great Barrier Reef lies off the coast of Queensland in Australia."),
+        ];
+        // The judge names all three listed missions; the reference one of them.
+        let why = verify(&c, QueryType::Factual, &[0], "Which Apollo mission landed humans on the Moon?", "Apollo 11")
+            .unwrap_err();
+        assert_eq!(
+            why,
+            "the reference does not answer the question: it gives one of several answers, the source lists \"Apollo 12\" with it and the judge answers \"Apollo 11, Apollo 12 and Apollo 14\""
+        );
+        // A reference naming all three passes.
+        let all = "Apollo 11, Apollo 12 and Apollo 14";
+        assert!(verify(&c, QueryType::Factual, &[0], "Which Apollo mission landed humans on the Moon?", all).is_ok());
+        // A wrong option the source lists with the right one: two options are right.
+        let item = |options: [&str; 4]| serde_json::json!({"question": "Which Rust feature prevents data races?", "options": options, "answer": "A"});
+        let why =
+            verify_item(&c, QueryType::MultipleChoice, &[1], item(["Ownership", "Green threads", "Borrowing", "A GC"]))
+                .unwrap_err();
+        assert_eq!(
+            why,
+            "the reference does not answer the question: more than one option is right, the source lists \"Ownership\" together with \"Borrowing\""
+        );
+        // Distractors the source does not list pass this check (and fail later on the scripted
+        // judge's "not stated").
+        let why = verify_item(
+            &c,
+            QueryType::MultipleChoice,
+            &[1],
+            item(["Ownership", "Green threads", "Reference counting", "A GC"]),
+        )
+        .unwrap_err();
+        assert!(
+            why.starts_with(
+                "the reference does not answer the question: from the source the judge answers \"not stated\""
+            ),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_why_question_answered_with_a_definition_is_caught() {
+        let why = "Why does evaporation occur?";
+        assert!(defines_for_why(why, "Evaporation is the process by which water changes from liquid to gas."));
+        assert!(defines_for_why(why, "It refers to water turning into vapour."));
+        assert!(!defines_for_why(why, "Because the sun heats the water at the surface."));
+        assert!(!defines_for_why(why, "Evaporation is the process that occurs because the sun heats water."));
+        assert!(!defines_for_why(why, "Heat from the sun gives water molecules enough energy to escape."));
+        assert!(!defines_for_why(why, "The main reason is the heat of the sun."));
+        assert!(!defines_for_why("What is evaporation?", "Evaporation is the process by which water changes."));
+        let zh = "为什么脑机接口适合高精度控制？";
+        assert!(defines_for_why(zh, "侵入式脑机接口是指将电极植入大脑的技术。"));
+        assert!(!defines_for_why(zh, "因为侵入式脑机接口是一种信号更清晰的技术。"));
+        assert!(!defines_for_why(zh, "电极直接采集神经元信号，精度更高。"));
+        assert!(!defines_for_why("什么是脑机接口？", "脑机接口是指连接大脑与设备的技术。"));
     }
 
     #[test]
