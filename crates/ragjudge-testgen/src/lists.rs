@@ -74,7 +74,7 @@ fn normalise(text: &str) -> String {
     ["the ", "a ", "an "].iter().find_map(|a| t.strip_prefix(a)).unwrap_or(t).trim().to_string()
 }
 
-/// The lists of one clause.
+/// The list `clause` holds, if it holds one.
 fn clause_list(clause: &str) -> Option<List> {
     let mut pieces: Vec<String> = Vec::new();
     if clause.contains('、') {

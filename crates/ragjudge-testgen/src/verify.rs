@@ -540,9 +540,12 @@ impl Verifier<'_> {
                 return Ok(Err(why));
             }
             v.applied.push("reference");
-            let options = item.get("options").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-            let mut wrong = options.iter().filter_map(Value::as_str).filter(|o| *o != right);
-            if let Some(other) = wrong.find(|o| co_listed(&texts, right, o)) {
+            let options: Vec<&str> = item
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|o| o.iter().map(|x| x.as_str().unwrap_or_default()).collect())
+                .unwrap_or_default();
+            if let Some(other) = options.iter().filter(|o| **o != right).find(|o| co_listed(&texts, right, o)) {
                 return Ok(Err(format!(
                     "the reference does not answer the question: more than one option is right, the source lists {right:?} together with {other:?}"
                 )));
@@ -563,11 +566,6 @@ impl Verifier<'_> {
                 )));
             }
             let said = self.judge_answer(&p, &texts, question)?;
-            let options: Vec<&str> = item
-                .get("options")
-                .and_then(Value::as_array)
-                .map(|o| o.iter().map(|x| x.as_str().unwrap_or_default()).collect())
-                .unwrap_or_default();
             let agreement: Vec<f64> = options.iter().map(|o| answer_agreement(question, &said, o)).collect();
             let own = agreement.get(at).copied().unwrap_or(0.0);
             let closest = (0..agreement.len())
