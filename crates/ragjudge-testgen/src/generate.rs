@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::chunk::Chunk;
 use crate::schema::{distinct_texts, strip_option_label, FieldKind, ObjectSpec};
-use crate::standalone::{asks_yes_or_no, is_question, unresolved_reference};
+use crate::standalone::{asks_yes_or_no, is_question, shorthand_for_name, unresolved_reference};
 use crate::verify::Verified;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -210,6 +210,11 @@ pub fn task_prompt(task: &GenTask, chunks: &[Chunk]) -> (Prompt, &'static str) {
     (Prompt::chat(p.section("system"), user), p.version)
 }
 
+/// The texts of a task's source chunks.
+fn source_texts<'c>(task: &GenTask, chunks: &'c [Chunk]) -> Vec<&'c str> {
+    task.sources.iter().map(|&i| chunks[i].text.as_str()).collect()
+}
+
 /// Settings of generation.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct GenOptions {
@@ -306,7 +311,7 @@ pub fn generate(
         for (&i, result) in pending.iter().zip(judge.generate_many(&requests)) {
             out[i].attempts += 1;
             match result {
-                Ok(g) => match checked(&tasks[i], &g.text) {
+                Ok(g) => match checked(&tasks[i], &g.text, &source_texts(&tasks[i], chunks)) {
                     Ok(mut item) => {
                         if tasks[i].query_type == QueryType::MultipleChoice {
                             shuffle_options(&mut item, task_seed(options.seed, i));
@@ -360,8 +365,9 @@ fn near_duplicate(d: NearDuplicates<'_>, stem: &str, kept: &[Vec<f32>]) -> Resul
 const MAX_QUESTION_SENTENCES: usize = 2;
 
 /// A reply's item when its fields are valid, its question is worded as one (a question mark at
-/// the end, at most [`MAX_QUESTION_SENTENCES`] sentences) and stands on its own.
-fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
+/// the end, at most [`MAX_QUESTION_SENTENCES`] sentences) and stands on its own: no unresolved
+/// reference, and no common noun for a name only its `sources` give ("the reef").
+fn checked(task: &GenTask, text: &str, sources: &[&str]) -> Result<Map<String, Value>, String> {
     let mut item = task.spec().parse(text)?;
     if task.query_type == QueryType::MultipleChoice {
         item = lettered(item)?;
@@ -377,7 +383,7 @@ fn checked(task: &GenTask, text: &str) -> Result<Map<String, Value>, String> {
     if task.query_type == QueryType::YesNo && !asks_yes_or_no(question) {
         return Err("not a yes/no question: it asks for a thing, not for yes or no".into());
     }
-    match unresolved_reference(question) {
+    match unresolved_reference(question).or_else(|| shorthand_for_name(question, sources)) {
         Some(why) => Err(format!("the question is not self-contained: {why}")),
         None => Ok(item),
     }
@@ -477,20 +483,20 @@ mod tests {
     fn a_multiple_choice_reply_puts_its_answer_at_a_among_four_different_options() {
         let task = GenTask { query_type: QueryType::MultipleChoice, sources: vec![0], topic: 0, answer: None };
         let reply = r#"{"question": "Which metal is liquid at room temperature?", "answer": "Mercury", "wrong_options": ["B. Iron", "(C) Tin", "Lead"]}"#;
-        let it = checked(&task, reply).unwrap();
+        let it = checked(&task, reply, &[]).unwrap();
         assert_eq!(it["options"], serde_json::json!(["Mercury", "Iron", "Tin", "Lead"]));
         assert_eq!(it["answer"], "A");
         assert!(!it.contains_key("wrong_options"));
         assert_eq!(reference_answer(QueryType::MultipleChoice, &it), "A) Mercury");
         // The answer again among the wrong options, in other case or behind a label.
         let reply = r#"{"question": "Which metal is liquid at room temperature?", "answer": "Mercury", "wrong_options": ["Iron", "MERCURY", "Lead"]}"#;
-        assert!(checked(&task, reply)
+        assert!(checked(&task, reply, &[])
             .unwrap_err()
             .starts_with("options: the answer and the wrong options are not 4 different texts"));
         let reply = r#"{"question": "慧博云通的主营业务是什么？", "answer": "软件技术服务", "wrong_options": ["芯片测试服务", "硬件制造", "A. 软件技术服务"]}"#;
-        assert!(checked(&task, reply).is_err());
+        assert!(checked(&task, reply, &[]).is_err());
         let reply = r#"{"question": "Which metal is liquid at room temperature?", "options": ["Mercury", "Iron", "Tin", "Lead"], "answer": "A"}"#;
-        assert_eq!(checked(&task, reply).unwrap_err(), "wrong_options: missing");
+        assert_eq!(checked(&task, reply, &[]).unwrap_err(), "wrong_options: missing");
     }
 
     #[test]
@@ -525,10 +531,10 @@ mod tests {
         let reply =
             r#"{"question": "What is the name of the golf course mentioned in the passage?", "answer": "Augusta"}"#;
         let task = GenTask { query_type: QueryType::Factual, sources: vec![0], topic: 0, answer: None };
-        let why = checked(&task, reply).unwrap_err();
+        let why = checked(&task, reply, &[]).unwrap_err();
         assert_eq!(why, "the question is not self-contained: it refers to the source (\"the passage\")");
         let reply = r#"{"question": "Which golf course hosts the Masters Tournament?", "answer": "Augusta National"}"#;
-        assert!(checked(&task, reply).is_ok());
+        assert!(checked(&task, reply, &[]).is_ok());
     }
 
     #[test]
@@ -536,19 +542,20 @@ mod tests {
         let task = GenTask { query_type: QueryType::YesNo, sources: vec![0], topic: 0, answer: None };
         let reply = |q: &str| format!(r#"{{"question": "{q}", "answer": "yes"}}"#);
         // A passage returned in the question's place (seen on Chinese financial news).
-        let why = checked(&task, &reply("A股：震荡过程需要耐心，中期趋势有支撑，上周市场是弱势震荡。")).unwrap_err();
+        let why =
+            checked(&task, &reply("A股：震荡过程需要耐心，中期趋势有支撑，上周市场是弱势震荡。"), &[]).unwrap_err();
         assert_eq!(why, "not a question: it does not end with a question mark");
-        let why = checked(&task, &reply("Is the Great Barrier Reef the largest coral reef system")).unwrap_err();
+        let why = checked(&task, &reply("Is the Great Barrier Reef the largest coral reef system"), &[]).unwrap_err();
         assert_eq!(why, "not a question: it does not end with a question mark");
         // The passage, then a question: three sentences.
         let copied = "浙商证券邱世梁认为，我国当前正从聚变反应向工程化转化。上市公司中，雪人股份已提供氦气螺杆压缩机。\
                       雪人股份是否为核心设备供应商？";
-        assert_eq!(checked(&task, &reply(copied)).unwrap_err(), "not a question: 3 sentences (at most 2)");
+        assert_eq!(checked(&task, &reply(copied), &[]).unwrap_err(), "not a question: 3 sentences (at most 2)");
         // One sentence of context and the question; a question alone; a full-width mark.
-        assert!(checked(&task, &reply("Apollo 11 landed in July 1969. Was Neil Armstrong its commander?")).is_ok());
-        assert!(checked(&task, &reply("Is the Great Barrier Reef off the coast of Queensland? ")).is_ok());
-        assert!(checked(&task, &reply("马斯克是否创立了xAI？")).is_ok());
-        let why = checked(&task, &reply("Musk认为xAI和X合并后，两家公司将能够共享什么？")).unwrap_err();
+        assert!(checked(&task, &reply("Apollo 11 landed in July 1969. Was Neil Armstrong its commander?"), &[]).is_ok());
+        assert!(checked(&task, &reply("Is the Great Barrier Reef off the coast of Queensland? "), &[]).is_ok());
+        assert!(checked(&task, &reply("马斯克是否创立了xAI？"), &[]).is_ok());
+        let why = checked(&task, &reply("Musk认为xAI和X合并后，两家公司将能够共享什么？"), &[]).unwrap_err();
         assert_eq!(why, "not a yes/no question: it asks for a thing, not for yes or no");
     }
 }

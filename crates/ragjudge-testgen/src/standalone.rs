@@ -9,9 +9,16 @@ use regex::Regex;
 use std::sync::OnceLock;
 
 /// Generic nouns that need a name: "the movie" alone does not say which movie.
+/// Places, groups, people and events one passage names and a question must name too.
 const GENERIC_EN: &str = "movie|film|study|team|company|book|report|paper|song|album|show|series|game|match|stadium|\
      aeroplane|airplane|plane|ship|project|event|survey|experiment|incident|organisation|organization|product|\
-     programme|program|law|bill|policy|city|town|village|country|building|school|hospital|club|author|researchers?";
+     programme|program|law|bill|policy|city|town|village|country|building|school|hospital|club|author|researchers?|\
+     system|reef|river|lake|island|mountain|region|site|park|museum|bridge|dam|province|valley|\
+     mission|spacecraft|vessel|vehicle|device|drug|treaty|agreement|deal|contract|merger|acquisition|\
+     election|war|battle|conference|summit|festival|award|prize|trial|lawsuit|court|ruling|crisis|\
+     accident|crash|storm|hurricane|earthquake|fire|flood|outbreak|attack|protest|launch|\
+     astronauts|crew|scientists|patients|president|king|queen|leader|ceo|founder|investors|inventor|\
+     government|agency|firm|bank|minister|coach|players|victims|analysts|manager";
 
 struct Rules {
     /// The source itself: "the passage", "this article", "the given text".
@@ -20,6 +27,8 @@ struct Rules {
     mentioned: Regex,
     /// A generic noun after a definite article or demonstrative, with what follows it.
     generic: Regex,
+    /// Any lowercase noun after a definite article or demonstrative, with what follows it.
+    definite: Regex,
     /// A question about a pronoun with nothing it could stand for.
     pronoun: Regex,
     /// Chinese: the source itself, or "mentioned".
@@ -35,6 +44,11 @@ struct Rules {
     /// Chinese: a question that starts with a bare generic noun, after a question word or not
     /// (公司和泰山合作 ..., 为什么公司积极拓展 ...: "the company").
     bare_zh: Regex,
+    /// Chinese: a bare 公司 as a subject or an owner later in the question (余运波指出，公司的产品
+    /// ...; 成为公司的控股股东: "the company" of the passage).
+    bare_mid_zh: Regex,
+    /// Chinese: a question that opens with 他, 她 or 它 (and their plurals): no one is named.
+    pronoun_zh: Regex,
     /// Chinese: a word that asks for a thing, a number, a person, a reason or a way.
     wh_zh: Regex,
     /// Chinese: a word that asks for yes or no.
@@ -49,16 +63,91 @@ fn rules() -> &'static Rules {
             text: re(r"(?i)\b(?:the|this|that|these|those|above|given|provided|following)\s+(?:passages?|texts?|articles?|documents?|excerpts?|paragraphs?|contexts?|sources?|stor(?:y|ies)|readings?)\b"),
             mentioned: re(r"(?i)\b(?:mentioned|described|discussed|cited|referred\s+to|named|featured)\s+(?:in|by)\s+(?:the|this|that)\b"),
             generic: re(&format!(r"(?i)\b(the|this|that)\s+({GENERIC_EN})\b(\s*\S*)(\s*\S*)")),
+            definite: re(r"\b((?i:the|this|that))\s+([a-z]{3,})\b(\s*\S*)(\s*\S*)"),
             pronoun: re(r"(?i)^\s*(?:what|why|how|when|where|who|whom|which|did|does|do|is|was|were|are|has|have|had)\b(?:\s+\w+){0,2}?\s+(?:he|she|they|him|her|them|his|their)\b"),
             text_zh: re(r"文中|本文|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述|^\s*(?:有没有|是否)(?:提到|提及)"),
             generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名|份|款|笔|条|次|批|些)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员|协议|合同|设备|公告|方案|计划|机构|平台|基金|股票|债券|企业|集团|银行|机器人|团队|装置|技术|交易|工厂|系统|会议|文件|数据)"),
             gai: re(r"(^|[^应活])(该\p{Han})"),
-            classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}|此(?:次|番|轮)\p{Han}{1,8}|(?:这|那)一年"),
+            classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}|(?:此|本)(?:次|番|轮|届)\p{Han}{1,8}|(?:这|那)一年"),
             bare_zh: re(r"^\s*(?:为什么|为何|如何|怎样|怎么|是否)?(公司|企业|集团|机构|团队|项目|研究人员|设备|协议|政策|产品)"),
+            bare_mid_zh: re(r"(?:[，,：:]|成为|对于)(公司|企业|集团)(?:的|将|在|是|已|计划|表示|认为|需要)"),
+            pronoun_zh: re(r"^\s*((?:他|她|它)们?)"),
             wh_zh: re(r"什么|哪|多少|谁|为何|如何|怎么|怎样"),
             yes_no_zh: re(r"是否|吗|是不是|有没有|能否|会不会|可否"),
         }
     })
+}
+
+/// Whether the two words after "the team" say which team: a name ("the team Ajax"), a relative
+/// clause ("the team that won ...") or "of/by/on/called ..." and a name ("the city of Lyon").
+fn said_which(next: &str, after: &str) -> bool {
+    let (next, after) = (next.trim(), after.trim());
+    let next_word = next.trim_matches(|ch: char| ch.is_ascii_punctuation() && !"\"'".contains(ch)).to_lowercase();
+    names_something(next)
+        || ["that", "which", "who", "whose", "where"].contains(&next_word.as_str())
+        || (["of", "by", "on", "about", "called", "named", "titled", "from", "at", "in"].contains(&next_word.as_str())
+            && names_something(after))
+}
+
+/// Words that start a sentence or a phrase without being part of the name after them.
+const NOT_NAME_STARTS: [&str; 24] = [
+    "the", "a", "an", "this", "that", "these", "those", "in", "on", "at", "by", "for", "from", "its", "his", "her",
+    "their", "it", "when", "after", "before", "during", "since", "while",
+];
+
+/// Names of two or more capitalised words in `text` ("Great Barrier Reef", "Federal Reserve"),
+/// without a capitalised article or preposition before them ("The reef" is not a name).
+fn multiword_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let mut flush = |run: &mut Vec<&str>| {
+        let start = run.iter().take_while(|w| NOT_NAME_STARTS.contains(&w.to_lowercase().as_str())).count();
+        if run.len() >= start + 2 {
+            names.push(run[start..].join(" "));
+        }
+        run.clear();
+    };
+    for token in text.split_whitespace() {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let capitalised =
+            word.chars().next().is_some_and(char::is_uppercase) && word.chars().all(char::is_alphanumeric);
+        if capitalised {
+            run.push(word);
+        } else {
+            flush(&mut run);
+        }
+        if capitalised && token.ends_with(|c: char| !c.is_alphanumeric()) {
+            flush(&mut run);
+        }
+    }
+    flush(&mut run);
+    names
+}
+
+/// Why `question` says "the reef" where its `sources` name the "Great Barrier Reef" and the
+/// question names it nowhere, or `None`: the common noun stands for a name only the passage
+/// gives, whatever the noun ("the revolution" for the French Revolution, "the reserve" for the Federal Reserve).
+pub fn shorthand_for_name(question: &str, sources: &[&str]) -> Option<String> {
+    let names: Vec<String> = sources.iter().flat_map(|s| multiword_names(s)).collect();
+    for c in rules().definite.captures_iter(question) {
+        let noun = &c[2];
+        let next = c[3].trim().trim_end_matches(|ch: char| ch.is_ascii_punctuation());
+        // "the reserve requirement", when the sources say so, is another noun than "the reserve".
+        let compound = next.chars().all(|ch| ch.is_ascii_lowercase())
+            && !next.is_empty()
+            && sources.iter().any(|s| s.to_lowercase().contains(&format!("{noun} {next}")));
+        if compound || said_which(&c[3], &c[4]) {
+            continue;
+        }
+        let stands_for = names.iter().find(|name| {
+            let last = name.rsplit(' ').next().unwrap_or_default().to_lowercase();
+            (last == noun || format!("{last}s") == noun) && !question.contains(name.as_str())
+        });
+        if let Some(name) = stands_for {
+            return Some(format!("\"{} {noun}\" stands for \"{name}\", which it does not name", &c[1]));
+        }
+    }
+    None
 }
 
 /// Whether `word` names something: a capitalised word, a number or a quoted title.
@@ -101,9 +190,10 @@ pub fn points_at_source(question: &str) -> Option<String> {
 /// Why `question` cannot be asked by someone who never saw its source, or `None` when the rule
 /// finds nothing: it points at the source ("the passage", "mentioned in the", 文中, 提到的), names
 /// a generic thing without saying which ("the movie", "the team", 这部电影, 该协议, 该 before
-/// any noun, a question that starts with a bare 公司) unless a name, a relative clause ("the team
-/// that won the 2014 World Cup") or "of/by/on/called" and a name ("the city of Lyon") follows, or
-/// asks about "he", "she" or "they" with no one named before.
+/// any noun, 此次 or 本次 before a noun, a bare 公司 as subject or owner) unless a name, a relative
+/// clause ("the team that won the 2014 World Cup") or "of/by/on/called" and a name ("the city of
+/// Lyon") follows, or asks about "he", "she" or "they" (他, 她, 它 at the start) with no one named
+/// before.
 pub fn unresolved_reference(question: &str) -> Option<String> {
     if let Some(why) = points_at_source(question) {
         return Some(why);
@@ -118,18 +208,14 @@ pub fn unresolved_reference(question: &str) -> Option<String> {
     if let Some(c) = r.gai.captures(question) {
         return Some(format!("\"{}\" does not say which", &c[2]));
     }
-    if let Some(c) = r.bare_zh.captures(question) {
+    if let Some(c) = r.bare_zh.captures(question).or_else(|| r.bare_mid_zh.captures(question)) {
         return Some(format!("\"{}\" does not say which", &c[1]));
     }
+    if let Some(c) = r.pronoun_zh.captures(question) {
+        return Some(format!("a pronoun with no one named before it (\"{}\")", &c[1]));
+    }
     for c in r.generic.captures_iter(question) {
-        let (next, after) = (c[3].trim(), c[4].trim());
-        let next_word = next.trim_matches(|ch: char| ch.is_ascii_punctuation() && !"\"'".contains(ch));
-        let resolved = names_something(next)
-            || ["that", "which", "who", "whose", "where"].contains(&next_word.to_lowercase().as_str())
-            || (["of", "by", "on", "about", "called", "named", "titled", "from", "at", "in"]
-                .contains(&next_word.to_lowercase().as_str())
-                && names_something(after));
-        if !resolved {
+        if !said_which(&c[3], &c[4]) {
             return Some(format!("\"{} {}\" does not say which", &c[1], &c[2]));
         }
     }
@@ -181,6 +267,67 @@ mod tests {
     }
 
     #[test]
+    fn places_groups_and_events_need_a_name_too() {
+        // Kept by an earlier rule on examples/corpus and read as not self-contained.
+        for (q, why) in [
+            ("When did mass bleaching occur on the reef?", "\"the reef\" does not say which"),
+            (
+                "What is the maximum number of documents that can be stored in the system?",
+                "\"the system\" does not say which",
+            ),
+            ("What did the astronauts plant on the surface of the moon?", "\"the astronauts\" does not say which"),
+            ("Who signed the treaty?", "\"the treaty\" does not say which"),
+        ] {
+            assert_eq!(unresolved_reference(q).as_deref(), Some(why), "{q}");
+        }
+        for q in [
+            "What is the role of the immune system in vaccination?",
+            "What is the largest coral reef system in the world?",
+            "Why does the central bank raise the short-term policy interest rate when inflation is too high?",
+            "Which treaty ended the Thirty Years' War?",
+            "Who was the president of France in 1990?",
+            "What did the Apollo 11 astronauts leave on the Moon?",
+        ] {
+            assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");
+        }
+    }
+
+    #[test]
+    fn names_are_runs_of_capitalised_words_without_a_capitalised_article() {
+        assert_eq!(
+            multiword_names("The Great Barrier Reef lies off Queensland. The reef is large; Neil Armstrong landed."),
+            ["Great Barrier Reef", "Neil Armstrong"]
+        );
+        assert_eq!(multiword_names("In Apollo 11, the crew of Apollo landed. 美联储加息。"), Vec::<String>::new());
+        assert_eq!(
+            multiword_names("It was set by the Federal Reserve, then by the Bank of England."),
+            ["Federal Reserve"]
+        );
+    }
+
+    #[test]
+    fn a_common_noun_for_a_name_only_the_source_gives_is_caught() {
+        let reef = ["The Great Barrier Reef is the world's largest coral reef system. Bleaching hit it in 1998."];
+        assert_eq!(
+            shorthand_for_name("What threatens the reef today?", &reef).as_deref(),
+            Some("\"the reef\" stands for \"Great Barrier Reef\", which it does not name")
+        );
+        assert_eq!(shorthand_for_name("What threatens the Great Barrier Reef today?", &reef), None);
+        let fed = ["The Federal Reserve sets the reserve requirement for banks in the United States."];
+        assert_eq!(
+            shorthand_for_name("Why did the reserve raise rates in 1980?", &fed).as_deref(),
+            Some("\"the reserve\" stands for \"Federal Reserve\", which it does not name")
+        );
+        // A compound noun the source uses, a noun no name ends with, a name said after "of".
+        assert_eq!(shorthand_for_name("What is the reserve requirement?", &fed), None);
+        assert_eq!(shorthand_for_name("Who sets rates for banks in the United States?", &fed), None);
+        let revolution = ["The French Revolution began in 1789 and ended the monarchy."];
+        assert!(shorthand_for_name("When did the revolution begin?", &revolution).is_some());
+        assert_eq!(shorthand_for_name("When did the revolution of 1789 in France begin?", &revolution), None);
+        assert_eq!(shorthand_for_name("When did the revolution begin?", &["美联储在1980年加息。"]), None);
+    }
+
+    #[test]
     fn self_contained_questions_pass() {
         for q in [
             "Which enzyme fixes carbon dioxide during photosynthesis?",
@@ -188,7 +335,7 @@ mod tests {
             "Who directed the film Titanic?",
             "Which team won the 2014 World Cup?",
             "What is the name of the team that won the 2014 World Cup?",
-            "In which year did the city of Lyon host the summit?",
+            "In which year did the city of Lyon host the G7 summit?",
             "What did the study by Smith and Jones find about sleep?",
             "Why did Marie Curie say she would not patent radium?",
             "Is the Eiffel Tower taller than the Statue of Liberty?",
@@ -260,6 +407,11 @@ mod tests {
             "是否提及鲍威尔的讲话？",
             "此次软件升级成功实现了多少级网格量的建模？",
             "天津大学脑机交互与人机共融海河实验室是否在这一年成立？",
+            "本次大选共有多少位候选人进行了候选人登记？",
+            "余运波指出，公司的产品迭代改进需要哪些信息？",
+            "上海启烁是通过什么方式成为公司的控股股东的？",
+            "他强调打击的是什么？",
+            "她们为何反对这项提案？",
         ] {
             assert!(unresolved_reference(q).is_some(), "not caught: {q}");
         }
@@ -283,6 +435,9 @@ mod tests {
             "个人投资者如何参与可交债？",
             "欧佩克+为什么这样快地增产？",
             "鲍威尔在讲话中是否提到降息？",
+            "华为公司的总部在哪里？",
+            "泽连斯基表示，他的目标是什么？",
+            "哪家公司成为棒杰股份的控股股东？",
         ] {
             assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");
         }
