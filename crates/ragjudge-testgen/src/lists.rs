@@ -11,12 +11,14 @@
 //! at the enumeration comma `、`, the last one cut again at its first 以及/及/和/与/或; in English,
 //! pieces cut at ", " where the last piece starts with, or holds, "and"/"or" and every piece but
 //! the first and the last has at most [`MAX_MIDDLE_WORDS`] words (so that "In 1455, Gutenberg
-//! printed the Bible, and it sold well" is not a list). Two items joined by "and" alone, or by 和
+//! printed the Bible, and it sold well" is not a list); a list opened by "including", "such as",
+//! "namely" or "like" starts there and may end before its clause does ("Many central banks,
+//! including the US Federal Reserve, the European Central Bank and the Bank of England, aim ..."). Two items joined by "and" alone, or by 和
 //! alone, are not taken for a list: too many clauses look like that.
 
 use ragjudge_core::text::split_sentences;
 
-/// Most words of an English list piece between the first and the last.
+/// Most words of an English list piece between the first and the last, after a leading article.
 pub const MAX_MIDDLE_WORDS: usize = 3;
 
 /// Marks that end the clause a list can sit in.
@@ -74,6 +76,12 @@ fn normalise(text: &str) -> String {
     ["the ", "a ", "an "].iter().find_map(|a| t.strip_prefix(a)).unwrap_or(t).trim().to_string()
 }
 
+/// Whether an English piece between the first and the last is short enough to be a member: at
+/// most [`MAX_MIDDLE_WORDS`] words after a leading article.
+fn short_piece(piece: &str) -> bool {
+    normalise(piece).split_whitespace().count() <= MAX_MIDDLE_WORDS
+}
+
 /// The list `clause` holds, if it holds one.
 fn clause_list(clause: &str) -> Option<List> {
     let mut pieces: Vec<String> = Vec::new();
@@ -88,6 +96,8 @@ fn clause_list(clause: &str) -> Option<List> {
             }
             _ => pieces.push(tail),
         }
+    } else if let Some((start, first)) = introducer(clause) {
+        pieces = introduced_list(clause, start, first)?;
     } else if clause.contains(", ") {
         pieces = clause.split(", ").map(str::to_string).collect();
         let tail = pieces.pop().unwrap_or_default();
@@ -101,12 +111,59 @@ fn clause_list(clause: &str) -> Option<List> {
             return None;
         }
         let middle = &pieces[1..pieces.len() - 1];
-        if middle.iter().any(|p| p.split_whitespace().count() > MAX_MIDDLE_WORDS) {
+        if !middle.iter().all(|p| short_piece(p)) {
             return None;
         }
     }
     let pieces: Vec<String> = pieces.iter().map(|p| normalise(p)).collect();
     (pieces.len() >= 2 && pieces.iter().all(|p| !p.is_empty())).then_some(List { pieces })
+}
+
+/// Words that open an English list inside a clause ("Many central banks, including the US
+/// Federal Reserve, the European Central Bank and the Bank of England, aim ...").
+const INTRODUCERS: [&str; 4] = ["including ", "such as ", "namely ", "like "];
+
+/// The piece of `clause` (cut at ", ") that opens a list with one of [`INTRODUCERS`], and what
+/// follows the word there.
+fn introducer(clause: &str) -> Option<(usize, String)> {
+    clause.split(", ").enumerate().find_map(|(i, p)| {
+        let lower = p.to_lowercase();
+        let at_word =
+            |w: &&str| lower.rfind(*w).filter(|&at| at == 0 || lower[..at].ends_with(' ')).map(|at| at + w.len());
+        INTRODUCERS.iter().find_map(at_word).map(|at| (i, p[at..].to_string()))
+    })
+}
+
+/// The pieces of an English list opened by one of [`INTRODUCERS`] in a piece cut at ", ", with
+/// its next pieces up to the first that holds "and"/"or": the list may end before its clause
+/// does. Each piece between the first and the last has at most [`MAX_MIDDLE_WORDS`] words.
+fn introduced_list(clause: &str, start: usize, first: String) -> Option<Vec<String>> {
+    let raw: Vec<&str> = clause.split(", ").collect();
+    let joined = |p: &str| {
+        let at = p.strip_prefix("and ").or_else(|| p.strip_prefix("or ")).map(|rest| (String::new(), rest.to_string()));
+        at.or_else(|| {
+            let at = p.find(" and ").map(|i| (i, 5)).or_else(|| p.find(" or ").map(|i| (i, 4)))?;
+            Some((p[..at.0].to_string(), p[at.0 + at.1..].to_string()))
+        })
+    };
+    if joined(&first).is_some() {
+        // "including A and B, ...": two items joined by "and" alone are not taken for a list.
+        return None;
+    }
+    let mut pieces = vec![first];
+    for p in &raw[start + 1..] {
+        if let Some((before, after)) = joined(p) {
+            if !before.is_empty() {
+                pieces.push(before);
+            }
+            pieces.push(after);
+            let middle = &pieces[1..pieces.len() - 1];
+            let short = middle.iter().all(|m| short_piece(m));
+            return (pieces.len() >= 3 && short).then_some(pieces);
+        }
+        pieces.push(p.to_string());
+    }
+    None
 }
 
 /// The lists in `text`, sentence by sentence and clause by clause.
@@ -165,6 +222,11 @@ mod tests {
     const EN: &str = "Rust prevents data races with ownership, borrowing, and lifetimes. In 1455, Gutenberg \
         printed the Bible, and it sold well. Tea and coffee are drinks.";
 
+    /// Read on examples/corpus: "Which central bank is known for aiming to keep inflation at
+    /// around 2 percent?" kept "The US Federal Reserve" as its one right option.
+    const BANKS: &str = "Many central banks, including the US Federal Reserve, the European Central Bank and \
+        the Bank of England, aim to keep inflation at around 2 percent over the medium term.";
+
     fn pieces(text: &str) -> Vec<Vec<String>> {
         lists(text).into_iter().map(|l| l.pieces).collect()
     }
@@ -182,6 +244,21 @@ mod tests {
         // "Tea and coffee" has no comma.
         assert_eq!(pieces(EN), vec![vec!["rust prevents data races with ownership", "borrowing", "lifetimes"]]);
         assert_eq!(pieces("We sell apples, pears or plums."), vec![vec!["we sell apples", "pears", "plums"]]);
+    }
+
+    #[test]
+    fn a_list_opened_by_including_ends_at_its_last_member() {
+        assert_eq!(pieces(BANKS), vec![vec!["us federal reserve", "european central bank", "bank of england"]]);
+        assert_eq!(
+            pieces("Sports like tennis, golf, and cricket are popular."),
+            vec![vec!["tennis", "golf", "cricket are popular"]]
+        );
+        // Two items, or one and a clause, are not a list; "unlike" does not open one.
+        assert_eq!(pieces("Fruits such as apples and pears, grow well."), Vec::<Vec<String>>::new());
+        assert_eq!(pieces("He saw many places, including Paris, and then went home."), Vec::<Vec<String>>::new());
+        assert_eq!(pieces("Unlike Paris, Lyon, Nice and Lille, it is small."), Vec::<Vec<String>>::new());
+        assert!(co_listed(&[BANKS], "The US Federal Reserve", "The Bank of England"));
+        assert!(!co_listed(&[BANKS], "The US Federal Reserve", "All three banks"));
     }
 
     #[test]

@@ -113,9 +113,9 @@ pub struct CallEstimate {
     pub generation_calls: usize,
     /// Generation calls if every attempt failed its check.
     pub generation_calls_max: usize,
-    /// Label-probability calls of the checks at most: those of every attempt (two for an
-    /// answerable question, the source and up to four retrieved chunks for an unanswerable one)
-    /// and the closed-book flag of selection.
+    /// Judge calls of the checks at most: those of every attempt (up to three for an answerable
+    /// question; the source, up to four retrieved chunks and the judge's own answer for an
+    /// unanswerable one) and the closed-book flag of selection.
     pub selection_calls_max: usize,
     /// Estimated prompt tokens of the first attempts (characters / 4).
     pub generation_prompt_tokens: u64,
@@ -584,9 +584,10 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
     let n = plan.tasks.len();
     let attempts = 1 + settings.generation.retries as usize;
     // Answerable, then the reference: a yes/no answer in one call; free text and multiple choice
-    // in two, the second the judge's own answer (generated, counted here with the checks).
+    // in two, the second the judge's own answer (generated, counted here with the checks). An
+    // unanswerable one: the source and up to four retrieved chunks, then the judge's own answer.
     let per_attempt = |t: &GenTask| match t.query_type {
-        QueryType::Unanswerable => 1 + 2 * settings.selection.verify.unanswerable_chunks,
+        QueryType::Unanswerable => 2 + 2 * settings.selection.verify.unanswerable_chunks,
         QueryType::YesNo => 2,
         _ => 3,
     };

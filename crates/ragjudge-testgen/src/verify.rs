@@ -677,17 +677,34 @@ impl Verifier<'_> {
                 ));
             }
         }
-        let mut strongest = 0.0f64;
+        let (mut strongest, mut likeliest) = (0.0f64, candidates[0]);
         for c in candidates {
             let ask =
                 p.section("check_answers").replace("{passage}", chunks[c].text.trim()).replace("{question}", question);
             let yes = yes_prob(self.judge, ask).map_err(|e| format!("check failed: {e}"))?;
-            strongest = strongest.max(yes);
+            if yes > strongest {
+                (strongest, likeliest) = (yes, c);
+            }
             if yes >= o.max_unanswerable {
                 return Err(format!("the collection may answer it: {} does (P(yes) {yes:.2})", chunks[c].id));
             }
         }
         values.collection_answers = Some(strongest);
+        // The judge's P(Yes) misses some passages that answer (0.84 for a passage that gives the
+        // cause of the 737 MAX crashes): asked to answer from the likeliest one, it must find
+        // nothing, or only what that passage does not say.
+        let text = chunks[likeliest].text.trim();
+        let said = self.judge_answer(p, &[text], question).map_err(|e| format!("check failed: {e}"))?;
+        values.judge_answer = Some(said.clone());
+        let answered = !not_stated(&said)
+            && !restates(question, &said)
+            && unsupported_sentence(question, &said, &[text], o.min_sentence_support).is_none();
+        if answered {
+            return Err(format!(
+                "the collection may answer it: from {} the judge answers {said:?}",
+                chunks[likeliest].id
+            ));
+        }
         Ok(values)
     }
 }
@@ -745,6 +762,10 @@ mod tests {
                 "Eagle, in July 1969"
             } else if question.contains("Which Apollo mission") {
                 "Apollo 11, Apollo 12 and Apollo 14"
+            } else if question.contains("Who flew") {
+                "Neil Armstrong flew it."
+            } else if question.contains("How many books") {
+                "About 180 copies"
             } else if question.contains("Neil Armstrong fly") {
                 "Eagle\nIt was the lunar module."
             } else {
@@ -849,6 +870,13 @@ mod tests {
         assert_eq!(v.applied, ["unanswerable"]);
         assert_eq!(v.values.collection_answers, Some(0.7));
         assert!(v.values.nearest_chunk.unwrap() < 0.75);
+        // Asked to answer from the likeliest chunk (the source, on a tie), the judge makes up a
+        // number the passage does not hold: still unanswerable.
+        assert_eq!(v.values.judge_answer.as_deref(), Some("About 180 copies"));
+        // Under the P(Yes) bar, but the judge answers from the passage with its own words.
+        let why =
+            verify(&c, QueryType::Unanswerable, &[6], "Who flew the lunar module of Apollo 11?", none).unwrap_err();
+        assert_eq!(why, "the collection may answer it: from eagle the judge answers \"Neil Armstrong flew it.\"");
         // A question that nearly repeats a chunk is dropped on similarity alone.
         let why = verify(
             &c,

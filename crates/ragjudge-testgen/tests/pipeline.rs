@@ -57,8 +57,13 @@ impl Judge for ScriptedJudge {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let user = &prompt.messages.last().unwrap().content;
         if let Some(passage) = user.strip_prefix("Passage:\n").filter(|_| user.contains("from the passage alone")) {
-            // The reference check's own answer: the passage's first sentence.
-            let text = passage.split('.').next().unwrap_or_default().to_string();
+            // The reference check's own answer: the passage's first sentence; for the colour of
+            // anything (the unanswerable questions), nothing.
+            let text = if user.contains("What colour") {
+                "not stated".to_string()
+            } else {
+                passage.split('.').next().unwrap_or_default().to_string()
+            };
             return Ok(Generation { text, prompt_tokens: 10, completion_tokens: 10, finish_reason: "stop".into() });
         }
         assert!(params.grammar.as_deref().is_some_and(|g| g.starts_with("root ::=")));
@@ -257,10 +262,10 @@ fn the_estimate_grows_linearly_with_the_sample() {
     assert_eq!((a.tasks, b.tasks), (6, 12));
     assert_eq!(b.generation_calls_max, 12 * 3);
     // Per attempt (3 at most): two checks of a yes/no question, three of another answerable one
-    // (answerable, the reference, the judge's own answer), five of an unanswerable one; and one
-    // closed-book flag per task.
+    // (answerable, the reference, the judge's own answer), six of an unanswerable one (the
+    // source, four retrieved chunks, the judge's own answer); and one closed-book flag per task.
     let per_attempt = |t: &str| match t {
-        "unanswerable" => 5,
+        "unanswerable" => 6,
         "yes_no" => 2,
         _ => 3,
     };
