@@ -233,13 +233,23 @@ pub struct TopicCoverage {
 const EXAMPLES: usize = 3;
 
 /// The checks of one reply, in the order they run: those that fail regenerate the reply.
-const REPLY_CHECKS: [&str; 8] =
-    ["format", "self_contained", "near_duplicate", "round_trip", "answerable", "grounded", "reference", "unanswerable"];
+const REPLY_CHECKS: [&str; 9] = [
+    "format",
+    "self_contained",
+    "near_duplicate",
+    "round_trip",
+    "answerable",
+    "grounded",
+    "reference",
+    "unique_answer",
+    "unanswerable",
+];
 
 /// The check a generation failure's reason belongs to.
 fn generation_check(reason: &str) -> &'static str {
-    const PREFIXES: [(&str, &str); 9] = [
+    const PREFIXES: [(&str, &str); 10] = [
         ("the question is not self-contained", "self_contained"),
+        ("the question has more than one answer", "unique_answer"),
         ("near-duplicate", "near_duplicate"),
         ("the question does not find its source", "round_trip"),
         ("the source does not answer it", "answerable"),
@@ -586,12 +596,15 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
     // Answerable, then the reference: a yes/no answer in one call; free text and multiple choice
     // in two, the second the judge's own answer (generated, counted here with the checks). An
     // unanswerable one: the source and up to four retrieved chunks, then the judge's own answer.
+    // Free text and multiple choice then look for another answer: up to two chunks of other
+    // documents, each asked whether it answers and, when it does, answered from.
+    let verify = &settings.selection.verify;
     let per_attempt = |t: &GenTask| match t.query_type {
-        QueryType::Unanswerable => 2 + 2 * settings.selection.verify.unanswerable_chunks,
+        QueryType::Unanswerable => 2 + 2 * verify.unanswerable_chunks,
         QueryType::YesNo => 2,
-        _ => 3,
+        _ => 3 + 4 * verify.other_answer_chunks,
     };
-    // A follow-up's rewrite is checked as a factual question (three calls an attempt) and flagged.
+    // A follow-up's rewrite is checked as a factual question and flagged.
     let answerable = plan.tasks.iter().filter(|t| t.query_type != QueryType::Unanswerable).count();
     let follow_ups = crate::followup::count(answerable, settings.follow_ups);
     CallEstimate {
@@ -599,7 +612,7 @@ pub fn estimate(plan: &Plan, settings: &TestgenSettings) -> CallEstimate {
         generation_calls: n,
         generation_calls_max: (n + follow_ups) * attempts,
         selection_calls_max: plan.tasks.iter().map(|t| attempts * per_attempt(t) + 1).sum::<usize>()
-            + follow_ups * (attempts * 3 + 1),
+            + follow_ups * (attempts * (3 + 4 * verify.other_answer_chunks) + 1),
         generation_prompt_tokens: tokens,
         per_type,
         follow_ups_max: follow_ups,

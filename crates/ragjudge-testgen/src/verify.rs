@@ -81,6 +81,9 @@ pub struct VerifyOptions {
     /// See [`Self::max_chunk_similarity`]: both must hold, so that an encoder that does not know
     /// the language (MiniLM on Chinese gives most pairs a high cosine) does not decide alone.
     pub min_copied_words: f64,
+    /// Chunks of other documents taken from each retriever to look for another answer to an
+    /// answerable question (0: no such check).
+    pub other_answer_chunks: usize,
 }
 
 impl Default for VerifyOptions {
@@ -96,6 +99,7 @@ impl Default for VerifyOptions {
             max_unanswerable: 0.85,
             max_chunk_similarity: 0.75,
             min_copied_words: 0.8,
+            other_answer_chunks: 1,
         }
     }
 }
@@ -123,6 +127,8 @@ pub struct CheckValues {
     pub collection_answers: Option<f64>,
     /// Unanswerable: the largest embedding cosine with a retrieved chunk.
     pub nearest_chunk: Option<f64>,
+    /// Answerable: the largest P(Yes) that a chunk of another document answers it.
+    pub elsewhere_answers: Option<f64>,
 }
 
 /// A question that passed: its type and sources (a multi-hop question may become factual) and
@@ -618,7 +624,69 @@ impl Verifier<'_> {
                 )));
             }
         }
+        if v.query_type != QueryType::YesNo && o.other_answer_chunks > 0 {
+            v.applied.push("unique_answer");
+            let reference = if v.query_type == QueryType::MultipleChoice {
+                right_option(item).to_string()
+            } else {
+                answer.to_string()
+            };
+            let (strongest, other) = self.other_answer(&p, question, &v.sources, &reference, &found)?;
+            v.values.elsewhere_answers = Some(strongest);
+            if let Some(why) = other {
+                return Ok(Err(why));
+            }
+        }
         Ok(Ok(v))
+    }
+
+    /// Another answer to `question` in the collection: the best chunks of other documents than
+    /// the `sources`' by each retriever, each that the judge thinks answers it (P(Yes) at least
+    /// [`VerifyOptions::max_unanswerable`], where passages that answer start) answered by the
+    /// judge from that chunk alone; an answer that the chunk supports and that does not agree
+    /// with `reference` ([`answer_agreement`]) means the question does not say which case it asks
+    /// about ("哪些公司股价上涨了？" in a collection of market news). With the largest P(Yes).
+    fn other_answer(
+        &self,
+        p: &PromptSet,
+        question: &str,
+        sources: &[usize],
+        reference: &str,
+        found: &Retrieval,
+    ) -> Result<(f64, Option<String>), TestgenError> {
+        let o = &self.options;
+        let chunks = self.collection.chunks;
+        let docs: Vec<&str> = sources.iter().map(|&i| chunks[i].doc_id.as_str()).collect();
+        let elsewhere = |c: &usize| !docs.contains(&chunks[*c].doc_id.as_str());
+        let by_bm25 = found.bm25.iter().map(|&(c, _)| c).filter(elsewhere).take(o.other_answer_chunks);
+        let mut candidates: Vec<usize> = by_bm25.collect();
+        for c in found.by_embedding.iter().copied().filter(elsewhere).take(o.other_answer_chunks) {
+            if !candidates.contains(&c) {
+                candidates.push(c);
+            }
+        }
+        let mut strongest = 0.0f64;
+        for c in candidates {
+            let text = chunks[c].text.trim();
+            let ask = p.section("check_answers").replace("{passage}", text).replace("{question}", question);
+            let yes = yes_prob(self.judge, ask)?;
+            strongest = strongest.max(yes);
+            if yes < o.max_unanswerable {
+                continue;
+            }
+            let said = self.judge_answer(p, &[text], question)?;
+            let supported = !not_stated(&said)
+                && !restates(question, &said)
+                && unsupported_sentence(question, &said, &[text], o.min_sentence_support).is_none();
+            if supported && answer_agreement(question, &said, reference) < o.min_answer_agreement {
+                let why = format!(
+                    "the question has more than one answer in the collection: from {} the judge answers {said:?}",
+                    chunks[c].id
+                );
+                return Ok((strongest, Some(why)));
+            }
+        }
+        Ok((strongest, None))
     }
 
     /// The judge's own short answer to `question` from the sources (greedy; the first line).
@@ -754,7 +822,13 @@ mod tests {
             let user = &prompt.messages[0].content;
             assert!(user.contains("Answer the question from the passage alone"), "{user}");
             let question = user.split("Question: ").nth(1).unwrap_or_default();
-            let text = if question.contains("printing press") {
+            let text = if question.contains("Who built") {
+                if user.contains("Haarlem") {
+                    "Laurens Coster"
+                } else {
+                    "Johannes Gutenberg"
+                }
+            } else if question.contains("printing press") {
                 "Around 1440"
             } else if question.contains("printed in Mainz") {
                 "The Gutenberg Bible"
@@ -891,6 +965,48 @@ mod tests {
     }
 
     #[test]
+    fn a_question_another_document_answers_otherwise_has_more_than_one_answer() {
+        let question = "Who built the first printing press?";
+        let press = "Johannes Gutenberg built a printing press with movable metal type in Mainz around 1440.";
+        // The judge thinks each passage answers (0.97: "press?" and 1440) and answers from it.
+        let coster = chunk("coster", "Laurens Coster built a printing press in Haarlem around 1440, some say.");
+        let why = verify(
+            &[chunk("press", press), coster],
+            QueryType::Factual,
+            &[0],
+            question,
+            "Johannes Gutenberg, around 1440",
+        )
+        .unwrap_err();
+        assert_eq!(
+            why,
+            "the question has more than one answer in the collection: from coster the judge answers \"Laurens Coster\""
+        );
+        // Another document with the same answer, or another chunk of the source's own document,
+        // is no other answer.
+        let same = chunk("mainz", "Around 1440, Johannes Gutenberg built a printing press in Mainz.");
+        let v = verify(
+            &[chunk("press", press), same],
+            QueryType::Factual,
+            &[0],
+            question,
+            "Johannes Gutenberg, around 1440",
+        )
+        .unwrap();
+        assert_eq!(v.values.elsewhere_answers, Some(0.97));
+        let mut own = chunk("coster", "Laurens Coster built a printing press in Haarlem around 1440, some say.");
+        own.doc_id = "press".into();
+        assert!(verify(
+            &[chunk("press", press), own],
+            QueryType::Factual,
+            &[0],
+            question,
+            "Johannes Gutenberg, around 1440"
+        )
+        .is_ok());
+    }
+
+    #[test]
     fn answerable_questions_must_find_their_source_and_get_a_real_answer() {
         let c = collection_chunks();
         let v = verify(
@@ -901,7 +1017,10 @@ mod tests {
             "Around 1440",
         )
         .unwrap();
-        assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference"]);
+        assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference", "unique_answer"]);
+        // The Bible's passage gets 0.97 (it holds "Bible" and 1455) but does not hold the judge's
+        // answer from it, "Around 1440": no other answer.
+        assert_eq!(v.values.elsewhere_answers, Some(0.97));
         assert_eq!((v.values.bm25_rank, v.values.embedding_rank), (Some(1), Some(1)));
         assert_eq!((v.values.answerable, v.values.reference), (Some(0.97), Some(0.9)));
         assert_eq!((v.values.judge_answer.as_deref(), v.values.answer_agreement), (Some("Around 1440"), Some(1.0)));
@@ -986,7 +1105,7 @@ mod tests {
         // The right option at A: the judge picks it when shown the options and names it itself.
         let right = ["The Gutenberg Bible", "Hamlet", "Paradise Lost", "The Odyssey"];
         let v = verify_item(&c, QueryType::MultipleChoice, &[1], item(right, "A")).unwrap();
-        assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference"]);
+        assert_eq!(v.applied, ["round_trip", "answerable", "grounded", "reference", "unique_answer"]);
         assert_eq!((v.values.reference, v.values.answer_agreement), (Some(0.7), Some(1.0)));
         // A right option the source does not hold: {hamlet}, not in the source.
         let unsaid = ["Hamlet", "The Gutenberg Bible", "Paradise Lost", "The Odyssey"];

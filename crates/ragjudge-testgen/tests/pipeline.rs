@@ -8,6 +8,7 @@ use ragjudge_testgen::cluster::KMeansOptions;
 use ragjudge_testgen::generate::GenOptions;
 use ragjudge_testgen::pipeline::CheckCounts;
 use ragjudge_testgen::select::SelectOptions;
+use ragjudge_testgen::verify::VerifyOptions;
 use ragjudge_testgen::{
     estimate, plan, run, Allocation, ChunkOptions, ClusterMethod, Corpus, Document, QueryType, SampleOptions,
     StrataOptions, TestgenSettings,
@@ -177,7 +178,12 @@ fn settings(total: usize, types: Vec<QueryType>) -> TestgenSettings {
         types,
         per_chunk: 1,
         generation: GenOptions { retries: 2, ..GenOptions::default() },
-        selection: SelectOptions::default(),
+        // The scripted judge says Yes to every passage and answers with its first sentence, so
+        // every other document would hold another answer: that check has its own tests (verify).
+        selection: SelectOptions {
+            verify: VerifyOptions { other_answer_chunks: 0, ..VerifyOptions::default() },
+            ..SelectOptions::default()
+        },
         batch: 8,
         follow_ups: 0.0,
     }
@@ -255,19 +261,25 @@ fn every_kept_question_is_valid_and_carries_its_strata() {
 #[test]
 fn the_estimate_grows_linearly_with_the_sample() {
     let types = QueryType::ALL.to_vec();
-    let small = settings(6, types.clone());
-    let large = settings(12, types);
+    let with_other_answers = |n| {
+        let mut s = settings(n, types.clone());
+        s.selection.verify.other_answer_chunks = 1;
+        s
+    };
+    let (small, large) = (with_other_answers(6), with_other_answers(12));
     let a = estimate(&plan(&corpus(), &HashEmbedder, &small).unwrap(), &small);
     let b = estimate(&plan(&corpus(), &HashEmbedder, &large).unwrap(), &large);
     assert_eq!((a.tasks, b.tasks), (6, 12));
     assert_eq!(b.generation_calls_max, 12 * 3);
     // Per attempt (3 at most): two checks of a yes/no question, three of another answerable one
-    // (answerable, the reference, the judge's own answer), six of an unanswerable one (the
-    // source, four retrieved chunks, the judge's own answer); and one closed-book flag per task.
+    // (answerable, the reference, the judge's own answer) and four more to look for another
+    // answer (two chunks of other documents, each asked and answered from), six of an
+    // unanswerable one (the source, four retrieved chunks, the judge's own answer); and one
+    // closed-book flag per task.
     let per_attempt = |t: &str| match t {
         "unanswerable" => 6,
         "yes_no" => 2,
-        _ => 3,
+        _ => 7,
     };
     let want: usize = b.per_type.iter().map(|(t, n)| n * (3 * per_attempt(t) + 1)).sum();
     assert_eq!(b.selection_calls_max, want);

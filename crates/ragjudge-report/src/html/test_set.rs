@@ -8,15 +8,16 @@ use crate::inputs::Input;
 use std::fmt::Write as _;
 
 /// What each check asks, in the order they run.
-const CHECKS: [(&str, &str); 11] = [
+const CHECKS: [(&str, &str); 12] = [
     ("format", "the reply is the JSON object asked for (fields, option count, answer letter)"),
-    ("self_contained", "the question does not point at the passage or leave \"the film\" or \"he\" unresolved (English and Chinese forms)"),
+    ("self_contained", "the question does not point at the passage or leave \"the film\", \"the reef\" or \"he\" unresolved (English and Chinese forms)"),
     ("near_duplicate", "the question is not nearly a question kept before it"),
     ("round_trip", "the question finds its source among the best chunks of the collection (BM25 or embedding)"),
     ("answerable", "the judge finds the answer in the source"),
     ("grounded", "the reference is close to a sentence of the source"),
     ("reference", "the reference gives what the question asks for and agrees with the judge's own answer from the source; the judge answers yes/no and multiple choice as the reference does"),
-    ("unanswerable", "no retrieved chunk is nearly the question and the judge finds the answer in none"),
+    ("unique_answer", "no passage of another document answers the question otherwise, by the judge's own answer from it"),
+    ("unanswerable", "no retrieved chunk is nearly the question, the judge finds the answer in none and finds none when asked to answer from the likeliest"),
     ("model_call", "the model and check calls succeeded"),
     ("per_topic", "the topic has room left"),
     ("follow_up", "a follow-up leans on the first turn without pointing at the passage; its standalone rewrite stands on its own and passes the checks of a factual question"),
