@@ -2,7 +2,8 @@
 """Figures of `bench/testgen/quality.sh` from each set's summary.json, the kept questions' nearest
 earlier kept question (cosine under the encoder the run used: MiniLM for English,
 multilingual-e5-small for Chinese, through `ragjudge embed`), and 15 kept questions per set drawn
-at random (random.Random(35)) with their references and sources, to read.
+at random (random.Random(35)) with their references and sources, to read; then a second draw of 15
+answerable ones from the rest (random.Random(36)), and every kept unanswerable question.
 
 Usage: quality.py OUT_DIR SET...   (RAGJUDGE_BIN: the binary, default target/release/ragjudge)
 """
@@ -56,10 +57,16 @@ for s in sys.argv[2:]:
     near = nearest_earlier(stems, ENCODER.get(s, "minilm"))
     for bar in (0.92, 0.85):
         print(f"  kept with an earlier kept question at cosine >= {bar}: {sum(c >= bar for c in near)} of {len(qs)}")
-    for i, r in enumerate(random.Random(35).sample(qs, min(15, len(qs))), 1):
-        m = r["meta"]
-        print(f"\n[{s}{i}] {m['query_type']}: {r['query']}")
-        print(f"   reference: {r['reference']}")
-        print(f"   judge: {m['checks'].get('judge_answer')} (agreement {m['checks'].get('answer_agreement')})")
-        for sid in m["source_ids"]:
-            print(f"   source {sid}: {chunks.get(sid, '?')[:700]}")
+    first = random.Random(35).sample(qs, min(15, len(qs)))
+    drawn = {id(r) for r in first}
+    rest = [r for r in qs if id(r) not in drawn and r["meta"]["query_type"] != "unanswerable"]
+    second = random.Random(36).sample(rest, min(15, len(rest)))
+    unanswerable = [r for r in qs if r["meta"]["query_type"] == "unanswerable"]
+    for label, draw in (("", first), ("b", second), ("u", unanswerable)):
+        for i, r in enumerate(draw, 1):
+            m = r["meta"]
+            print(f"\n[{s}-{label}{i}] {m['query_type']}: {r['query']}")
+            print(f"   reference: {r['reference']}")
+            print(f"   judge: {m['checks'].get('judge_answer')} (agreement {m['checks'].get('answer_agreement')})")
+            for sid in m["source_ids"]:
+                print(f"   source {sid}: {chunks.get(sid, '?')[:700]}")

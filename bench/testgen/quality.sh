@@ -3,8 +3,9 @@
 # examples/corpus (English) and the DICE paper's 50 Chinese financial news sources
 # (../shared/data/dice-zh, kept out of the repository), with the default judge and the default
 # encoder of each language; three multiple-choice questions in eight, to test the answer letters.
-# Prints the quality report's figures and 15 kept questions of each set, drawn at random (seed
-# 35), with their sources, to read. Every model call is cached: a second run is quick.
+# Prints the quality report's figures, 15 kept questions of each set drawn at random (seed 35),
+# 15 more answerable ones (seed 36) and every kept unanswerable one, with their sources, to read.
+# Every model call is cached: a second run is quick.
 #
 #   bash bench/testgen/quality.sh [DICE_ZH_DIR] [SETS]     SETS: any of en zh (default both)
 set -euo pipefail

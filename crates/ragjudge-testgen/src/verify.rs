@@ -82,7 +82,8 @@ pub struct VerifyOptions {
     /// the language (MiniLM on Chinese gives most pairs a high cosine) does not decide alone.
     pub min_copied_words: f64,
     /// Chunks of other documents taken from each retriever to look for another answer to an
-    /// answerable question (0: no such check).
+    /// answerable question (0, the default: no such check; with the 1.5B default judge most of
+    /// its rejections were wrong, docs/testgen.md).
     pub other_answer_chunks: usize,
 }
 
@@ -99,7 +100,7 @@ impl Default for VerifyOptions {
             max_unanswerable: 0.85,
             max_chunk_similarity: 0.75,
             min_copied_words: 0.8,
-            other_answer_chunks: 1,
+            other_answer_chunks: 0,
         }
     }
 }
@@ -925,7 +926,7 @@ mod tests {
         let vectors = Array2::from_shape_fn((rows.len(), 4096), |(i, j)| f64::from(rows[i][j]));
         let collection = Collection::new(chunks, &vectors).unwrap();
         // Seven chunks: the source must come first or second.
-        let options = VerifyOptions { round_trip_k: 2, ..VerifyOptions::default() };
+        let options = VerifyOptions { round_trip_k: 2, other_answer_chunks: 1, ..VerifyOptions::default() };
         let v = Verifier { judge: &Judged, embedder: &Hashed, collection: &collection, options };
         v.verify(query_type, sources, item).unwrap()
     }

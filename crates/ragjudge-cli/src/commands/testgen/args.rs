@@ -90,6 +90,12 @@ pub struct TestgenArgs {
     /// asked without the passage.
     #[arg(long, default_value_t = 5)]
     pub round_trip_k: usize,
+    /// Look for another answer to each answerable question in this many chunks of other
+    /// documents per retriever (BM25, embedding); one the judge answers otherwise from such a
+    /// chunk is regenerated (check `unique_answer`). Off by default: it needs a judge stronger
+    /// than the default 1.5B model, whose rejections were mostly wrong (docs/testgen.md).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub other_answers: usize,
     /// Further attempts after a reply that fails its check.
     #[arg(long, default_value_t = 2)]
     pub retries: u32,

@@ -54,7 +54,11 @@ pub(crate) fn settings(args: &TestgenArgs) -> Result<TestgenSettings> {
         generation: GenOptions { retries: args.retries, seed: args.seed, ..GenOptions::default() },
         selection: SelectOptions {
             per_topic: args.per_topic,
-            verify: VerifyOptions { round_trip_k: args.round_trip_k, ..VerifyOptions::default() },
+            verify: VerifyOptions {
+                round_trip_k: args.round_trip_k,
+                other_answer_chunks: args.other_answers,
+                ..VerifyOptions::default()
+            },
             ..SelectOptions::default()
         },
         batch: 32,
