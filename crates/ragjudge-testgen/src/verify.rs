@@ -402,6 +402,13 @@ pub fn defines_for_why(question: &str, answer: &str) -> bool {
     why.is_match(question) && (define.is_match(answer) || define_zh.is_match(answer)) && !reason.is_match(answer)
 }
 
+/// Whether the judge's answer `said` to `question` from `passage` is an answer that passage
+/// gives: not "not stated", not a restatement of the question, and each sentence supported by
+/// the passage ([`unsupported_sentence`] with the bar `min`).
+fn supports(passage: &str, question: &str, said: &str, min: f64) -> bool {
+    !not_stated(said) && !restates(question, said) && unsupported_sentence(question, said, &[passage], min).is_none()
+}
+
 /// Fewest new content words of a clause judged on its own by [`unsupported_sentence`]: a clause
 /// of one word ("In 1455,") says too little to judge.
 pub const MIN_CLAUSE_WORDS: usize = 2;
@@ -676,10 +683,9 @@ impl Verifier<'_> {
                 continue;
             }
             let said = self.judge_answer(p, &[text], question)?;
-            let supported = !not_stated(&said)
-                && !restates(question, &said)
-                && unsupported_sentence(question, &said, &[text], o.min_sentence_support).is_none();
-            if supported && answer_agreement(question, &said, reference) < o.min_answer_agreement {
+            if supports(text, question, &said, o.min_sentence_support)
+                && answer_agreement(question, &said, reference) < o.min_answer_agreement
+            {
                 let why = format!(
                     "the question has more than one answer in the collection: from {} the judge answers {said:?}",
                     chunks[c].id
@@ -746,7 +752,10 @@ impl Verifier<'_> {
                 ));
             }
         }
-        let (mut strongest, mut likeliest) = (0.0f64, candidates[0]);
+        let Some(&first) = candidates.first() else {
+            return Ok(values);
+        };
+        let (mut strongest, mut likeliest) = (0.0f64, first);
         for c in candidates {
             let ask =
                 p.section("check_answers").replace("{passage}", chunks[c].text.trim()).replace("{question}", question);
@@ -765,10 +774,7 @@ impl Verifier<'_> {
         let text = chunks[likeliest].text.trim();
         let said = self.judge_answer(p, &[text], question).map_err(|e| format!("check failed: {e}"))?;
         values.judge_answer = Some(said.clone());
-        let answered = !not_stated(&said)
-            && !restates(question, &said)
-            && unsupported_sentence(question, &said, &[text], o.min_sentence_support).is_none();
-        if answered {
+        if supports(text, question, &said, o.min_sentence_support) {
             return Err(format!(
                 "the collection may answer it: from {} the judge answers {said:?}",
                 chunks[likeliest].id
