@@ -973,44 +973,30 @@ mod tests {
 
     #[test]
     fn a_question_another_document_answers_otherwise_has_more_than_one_answer() {
-        let question = "Who built the first printing press?";
-        let press = "Johannes Gutenberg built a printing press with movable metal type in Mainz around 1440.";
+        // Who built the first printing press, asked of the press chunk and one other chunk.
+        let with = |other: Chunk| {
+            let press = "Johannes Gutenberg built a printing press with movable metal type in Mainz around 1440.";
+            let question = "Who built the first printing press?";
+            verify(
+                &[chunk("press", press), other],
+                QueryType::Factual,
+                &[0],
+                question,
+                "Johannes Gutenberg, around 1440",
+            )
+        };
         // The judge thinks each passage answers (0.97: "press?" and 1440) and answers from it.
         let coster = chunk("coster", "Laurens Coster built a printing press in Haarlem around 1440, some say.");
-        let why = verify(
-            &[chunk("press", press), coster],
-            QueryType::Factual,
-            &[0],
-            question,
-            "Johannes Gutenberg, around 1440",
-        )
-        .unwrap_err();
         assert_eq!(
-            why,
+            with(coster.clone()).unwrap_err(),
             "the question has more than one answer in the collection: from coster the judge answers \"Laurens Coster\""
         );
         // Another document with the same answer, or another chunk of the source's own document,
         // is no other answer.
         let same = chunk("mainz", "Around 1440, Johannes Gutenberg built a printing press in Mainz.");
-        let v = verify(
-            &[chunk("press", press), same],
-            QueryType::Factual,
-            &[0],
-            question,
-            "Johannes Gutenberg, around 1440",
-        )
-        .unwrap();
-        assert_eq!(v.values.elsewhere_answers, Some(0.97));
-        let mut own = chunk("coster", "Laurens Coster built a printing press in Haarlem around 1440, some say.");
-        own.doc_id = "press".into();
-        assert!(verify(
-            &[chunk("press", press), own],
-            QueryType::Factual,
-            &[0],
-            question,
-            "Johannes Gutenberg, around 1440"
-        )
-        .is_ok());
+        assert_eq!(with(same).unwrap().values.elsewhere_answers, Some(0.97));
+        let own = Chunk { doc_id: "press".into(), ..coster };
+        assert!(with(own).is_ok());
     }
 
     #[test]
