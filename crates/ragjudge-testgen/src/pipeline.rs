@@ -305,12 +305,15 @@ impl QualityReport {
                     || g.verified.as_ref().is_some_and(|v| v.applied.contains(&check))
             };
             let last = g.failures.last().map(|(_, why)| generation_check(why));
+            // A check that never ran (one that is off, or one every reply failed before) gets no entry.
             for check in REPLY_CHECKS {
-                let c = q.checks.entry(check.to_string()).or_default();
+                let mut count = |field: fn(&mut CheckCounts) -> &mut usize| {
+                    *field(q.checks.entry(check.to_string()).or_default()) += 1;
+                };
                 match (&g.item, failed.contains(&check)) {
-                    (Some(_), true) => c.regenerated += 1,
-                    (Some(_), false) if applied(check) => c.passed += 1,
-                    (None, _) if last == Some(check) => c.dropped += 1,
+                    (Some(_), true) => count(|c| &mut c.regenerated),
+                    (Some(_), false) if applied(check) => count(|c| &mut c.passed),
+                    (None, _) if last == Some(check) => count(|c| &mut c.dropped),
                     _ => {}
                 }
             }
@@ -867,6 +870,8 @@ mod tests {
         assert_eq!(counts("unanswerable"), c(0, 0, 1));
         assert_eq!(counts("per_topic"), c(3, 0, 1));
         assert!(!q.checks.contains_key("model_call"));
+        // No reply ran the other-answer check (it is off by default): no row for it.
+        assert!(!q.checks.contains_key("unique_answer"));
         assert_eq!(q.retyped, 1);
         assert_eq!(q.examples["multi_hop_type"], [" -- multi_hop -> factual: d2:0 holds the answer alone"]);
         // Replies that reached the near-duplicate check: the four kept, and the failures after it

@@ -45,6 +45,14 @@ pub(super) fn cut(text: &str) -> Vec<&str> {
     out
 }
 
+pub(super) fn tag(text: &str) -> Vec<super::Tagged<'_>> {
+    let j = jieba();
+    j.tag(text, true)
+        .into_iter()
+        .map(|t| super::Tagged { word: t.word, tag: t.tag, known: j.has_word(t.word) })
+        .collect()
+}
+
 fn cut_block<'a>(block: &'a str, out: &mut Vec<&'a str>) {
     let j = jieba();
     for tok in j.cut(block, true) {
@@ -107,6 +115,19 @@ mod tests {
     use super::*;
 
     /// Expected pieces from Python `jieba.finalseg.re_skip.split(s)` (empty pieces dropped).
+    /// Tags of Python `jieba.posseg.cut(text)` (jieba 0.42.1); 王颖 and 慈星 are not dictionary
+    /// words (their tags come from the HMM).
+    #[test]
+    fn tags_and_known_words() {
+        let tagged: Vec<_> = tag("王颖认为欧盟委员会和慈星").into_iter().map(|t| (t.word, t.tag, t.known)).collect();
+        assert_eq!(tagged[0], ("王颖", "nr", false));
+        assert_eq!(tagged[1], ("认为", "v", true));
+        assert_eq!(tagged[2], ("欧盟委员会", "nt", true));
+        assert_eq!(tagged[3], ("和", "c", true));
+        assert_eq!(tagged[4], ("慈星", "nr", false));
+        assert_eq!(tagged.len(), 5);
+    }
+
     #[test]
     fn re_skip_split() {
         let split = |s| {
