@@ -5,6 +5,7 @@
 //! find?") tests the retriever on nothing and the generator on guessing. [`unresolved_reference`]
 //! is a rule for the common forms, in English and Chinese; it gives the reason it found.
 
+use ragjudge_core::text::is_cjk;
 use ragjudge_lexical::segment::{jieba_tag, JIEBA};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -212,9 +213,9 @@ pub fn points_at_source(question: &str) -> Option<String> {
 /// Why `question` cannot be asked by someone who never saw its source, or `None` when the rule
 /// finds nothing: it points at the source ("the passage", "mentioned in the", 文中, 提到的), names
 /// a generic thing without saying which ("the movie", "the team", 这部电影, 该协议, 该 before
-/// any noun the question has not named before, 此次 or 本次 before a noun, a bare 公司 as subject or owner) unless a name, a relative
-/// clause ("the team that won the 2014 World Cup") or "of/by/on/called" and a name ("the city of
-/// Lyon") follows, asks about "he", "she" or "they" (他, 她, 它 at the start) with no one named
+/// any noun the question has not named before, 此次 or 本次 before a noun, a bare 公司 as subject
+/// or owner) unless a name, a relative clause ("the team that won the 2014 World Cup") or
+/// "of/by/on/called" and a name ("the city of Lyon") follows, asks about "he", "she" or "they" (他, 她, 它 at the start) with no one named
 /// before, or asks which company or country without naming anything ([`unnamed_choice`]).
 pub fn unresolved_reference(question: &str) -> Option<String> {
     if let Some(why) = points_at_source(question) {
@@ -279,7 +280,7 @@ fn names_something_zh(text: &str) -> bool {
             ["nr", "ns", "nt", "nz"].iter().any(|p| t.tag.starts_with(p))
                 || t.tag == "eng"
                 || (t.tag == "m" && is_number(t.word))
-                || (!t.known && t.word.chars().filter(|&c| ('\u{4e00}'..='\u{9fff}').contains(&c)).count() >= 2)
+                || (!t.known && t.word.chars().filter(|&c| is_cjk(c)).count() >= 2)
         })
 }
 

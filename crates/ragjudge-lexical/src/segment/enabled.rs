@@ -114,7 +114,6 @@ fn finalseg_split<'a>(w: &'a str, out: &mut Vec<&'a str>) {
 mod tests {
     use super::*;
 
-    /// Expected pieces from Python `jieba.finalseg.re_skip.split(s)` (empty pieces dropped).
     /// Tags of Python `jieba.posseg.cut(text)` (jieba 0.42.1); 王颖 and 慈星 are not dictionary
     /// words (their tags come from the HMM).
     #[test]
@@ -128,6 +127,7 @@ mod tests {
         assert_eq!(tagged.len(), 5);
     }
 
+    /// Expected pieces from Python `jieba.finalseg.re_skip.split(s)` (empty pieces dropped).
     #[test]
     fn re_skip_split() {
         let split = |s| {
