@@ -113,18 +113,18 @@ impl QueryType {
 /// The versioned prompt texts of one language (`prompts/gen-LANG-vN.txt`), by section.
 #[derive(Debug, Clone)]
 pub struct PromptSet {
-    /// `gen-en-v4` or `gen-zh-v4`.
+    /// `gen-en-v4` or `gen-zh-v5`.
     pub version: &'static str,
     sections: HashMap<String, String>,
 }
 
 const EN_V4: &str = include_str!("../prompts/gen-en-v4.txt");
-const ZH_V4: &str = include_str!("../prompts/gen-zh-v4.txt");
+const ZH_V5: &str = include_str!("../prompts/gen-zh-v5.txt");
 
 impl PromptSet {
     /// The prompts for a chunk language (`zh` gives Chinese prompts, anything else English).
     pub fn for_lang(lang: &str) -> Self {
-        let (version, text) = if lang == "zh" { ("gen-zh-v4", ZH_V4) } else { ("gen-en-v4", EN_V4) };
+        let (version, text) = if lang == "zh" { ("gen-zh-v5", ZH_V5) } else { ("gen-en-v4", EN_V4) };
         Self::parse(version, text)
     }
 
