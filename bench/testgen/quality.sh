@@ -30,7 +30,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
             d = json.loads(line)
             f.write(json.dumps({"id": str(d["content_id"]), "text": d["content"]}, ensure_ascii=False) + "\n")
 ' "$data/sources50.jsonl" "$corpus"
-            size=(--sample 264) ;;
+            size=(--sample 296) ;;
         *) echo "unknown set $s (en or zh)" >&2; exit 2 ;;
     esac
     /usr/bin/time -f "$s: %e s" "$bin" testgen --corpus "$corpus" --types "$types" --seed 7 --threads 2 "${size[@]}" \

@@ -70,6 +70,9 @@ struct Rules {
     /// Chinese: a month, a day or a weekday with nothing else (5月, 6月30日, 周二): in a week of
     /// news, many things happen on the same day.
     day_zh: Regex,
+    /// Chinese: a company's name by the word it ends with (光洋股份, 绿通科技, 华润集团), which
+    /// jieba does not tag as a name.
+    company_zh: Regex,
     /// A title or a quotation: 《稳定币条例》, “大单”.
     quoted: Regex,
     /// Chinese: a word that asks for a thing, a number, a person, a reason or a way.
@@ -101,6 +104,7 @@ fn rules() -> &'static Rules {
             )),
             figure_zh: re(r"多少|占比|比例|比重|份额|几(?:个|年|月|天|次|家|倍|成)|何时|什么时候|哪一?年|哪一?天|哪个月|日期|多久|多长时间"),
             day_zh: re(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})月份?(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?|(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]|(?:周|星期)[一二三四五六日天]"),
+            company_zh: re(r"\p{Han}{2,4}?(?:股份|科技|集团|控股|证券|药业|制药|电气|半导体)"),
             quoted: re(r"《[^》]+》|“[^”]+”|「[^」]+」|‘[^’]+’|\x22[^\x22]+\x22"),
             wh_zh: re(r"什么|哪|多少|谁|为何|如何|怎么|怎样"),
             yes_no_zh: re(r"是否|吗|是不是|有没有|能否|会不会|可否"),
@@ -278,12 +282,14 @@ const ZH_NUMERALS: &str = "零一二三四五六七八九十百千万亿两半";
 /// Whether Chinese `text` names something: a person, place, organisation or other proper noun
 /// (jieba's `nr`, `ns`, `nt`, `nz`), Latin letters, a number (digits, or two or more numeral
 /// characters: 一半) other than a bare month, day or weekday (5月, 6月30日, 周二), a noun of two
-/// or more ideographs jieba's dictionary does not have (a name it has not seen: 慈星), or a title
-/// or quotation. A word the dictionary lacks that is not a noun is a split of jieba's, not a name
+/// or more ideographs jieba's dictionary does not have (a name it has not seen: 慈星), two or more
+/// ideographs before a word a company's name ends with (光洋股份, 绿通科技; not 某家科技), or a
+/// title or quotation. A word the dictionary lacks that is not a noun is a split of jieba's, not a name
 /// (比是 in 占比是多少).
 fn names_something_zh(text: &str) -> bool {
     let r = rules();
-    if r.quoted.is_match(text) {
+    let company = |m: regex::Match| !m.as_str().starts_with(|c: char| "某这该那哪每各本此其一".contains(c));
+    if r.quoted.is_match(text) || r.company_zh.find_iter(text).any(company) {
         return true;
     }
     let is_number = |w: &str| {
@@ -525,6 +531,7 @@ mod tests {
             ("新平台预计何时上线？", "it asks \"何时\" of something it does not name"),
             ("在哪个国家5月公布利率决议？", "it asks \"哪个国家\" without naming anything that narrows the choice"),
             ("6月30日的成交额是多少？", "it asks \"多少\" of something it does not name"),
+            ("某家科技公司的净利润是多少？", "it asks \"多少\" of something it does not name"),
         ] {
             assert_eq!(unresolved_reference(q).as_deref(), Some(asked), "{q}");
         }
@@ -537,6 +544,9 @@ mod tests {
             "电力成本对铝冶炼成本的影响有多大？",
             "湖北省低空飞行服务平台预计何时上线？",
             "在小米15手机的物料成本中，芯片的占比是多少？",
+            // Companies jieba does not tag as names, from replies the rule once rejected.
+            "光洋股份的股票何时复牌？",
+            "绿通科技收购大摩半导体何时完成？",
             // Not a figure: a way, a reason.
             "银行存款利率下降对揽储有什么影响？",
             // English is left alone.
