@@ -67,6 +67,14 @@ struct Rules {
     which_kind_zh: Regex,
     /// Chinese: a word that asks for a figure, a share or a date (多少, 占比, 何时, 哪一年).
     figure_zh: Regex,
+    /// Chinese: a word that asks why (为什么, 为何, 原因).
+    why_zh: Regex,
+    /// Chinese: a rise or a fall (上涨, 下跌, 走高, 贬值).
+    move_zh: Regex,
+    /// Chinese: a holder's stake (持股比例, 持股数量).
+    stake_zh: Regex,
+    /// Chinese: a word that says what a stake is in or what holds it (在, 对, 持有, 股东, 子公司).
+    stake_in_zh: Regex,
     /// Chinese: a month, a day or a weekday with nothing else (5月, 6月30日, 周二): in a week of
     /// news, many things happen on the same day.
     day_zh: Regex,
@@ -91,7 +99,7 @@ fn rules() -> &'static Rules {
             generic: re(&format!(r"(?i)\b(the|this|that)\s+({GENERIC_EN})\b(\s*\S*)(\s*\S*)")),
             definite: re(r"\b((?i:the|this|that))\s+([a-z]{3,})\b(\s*\S*)(\s*\S*)"),
             pronoun: re(r"(?i)^\s*(?:what|why|how|when|where|who|whom|which|did|does|do|is|was|were|are|has|have|had)\b(?:\s+\w+){0,2}?\s+(?:he|she|they|him|her|them|his|their)\b"),
-            text_zh: re(r"文中|本文|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述|^\s*(?:有没有|是否)(?:提到|提及)|(?:没有|未)被?(?:给出|提到|提及)"),
+            text_zh: re(r"文中|本文|本案|此案|本例|上文|下文|原文|文章中|这篇文章|该文|段落|这段|该段|材料中|文本中|文档中|根据(?:文本|材料|文章|上述|以上|资料)|上述|以上(?:内容|信息)|提到的|所述|^\s*(?:有没有|是否)(?:提到|提及)|(?:没有|未)被?(?:给出|提到|提及)"),
             generic_zh: re(r"(?:这|该|那)(?:部|个|项|支|家|本|篇|首|场|座|架|所|位|名|份|款|笔|条|次|批|些)?(?:电影|影片|研究|球队|队伍|公司|书|报告|论文|歌曲|专辑|节目|比赛|体育场|球场|飞机|项目|事件|调查|实验|组织|产品|城市|国家|学校|医院|法律|政策|作者|研究人员|协议|合同|设备|公告|方案|计划|机构|平台|基金|股票|债券|企业|集团|银行|机器人|团队|装置|技术|交易|工厂|系统|会议|文件|数据)"),
             gai: re(r"(^|[^应活])(该(\p{Han}{1,2}))"),
             classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}|(?:此|本)(?:次|番|轮|届)\p{Han}{1,8}|(?:这|那)一年"),
@@ -103,6 +111,10 @@ fn rules() -> &'static Rules {
                 "(哪(?:一|两|三|几)?(?:个|些|家|位|只|名|座|类|所)?(?:{NAMED_KINDS_ZH}))|(?:^|[^为])(什么(?:{NAMED_KINDS_ZH}))"
             )),
             figure_zh: re(r"多少|占比|比例|比重|份额|几(?:个|年|月|天|次|家|倍|成)|何时|什么时候|哪一?年|哪一?天|哪个月|日期|多久|多长时间"),
+            why_zh: re(r"为什么|为何|缘何|原因|因素"),
+            move_zh: re(r"涨|跌|升值|贬值|走高|走低|上扬|下挫|反弹|回落"),
+            stake_zh: re(r"持股(?:比例|比|数量|数)"),
+            stake_in_zh: re(r"在|对|持有|占|于|中|股东|旗下|子公司|控股"),
             day_zh: re(r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})月份?(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号])?|(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]|(?:周|星期)[一二三四五六日天]"),
             company_zh: re(r"\p{Han}{2,4}?(?:股份|科技|集团|控股|证券|药业|制药|电气|半导体)"),
             quoted: re(r"《[^》]+》|“[^”]+”|「[^」]+」|‘[^’]+’|\x22[^\x22]+\x22"),
@@ -228,7 +240,8 @@ pub fn points_at_source(question: &str) -> Option<String> {
 /// or owner) unless a name, a relative clause ("the team that won the 2014 World Cup") or
 /// "of/by/on/called" and a name ("the city of Lyon") follows, asks about "he", "she" or "they" (他, 她, 它 at the start) with no one named
 /// before, asks which company or country without naming anything ([`unnamed_choice`]), or asks
-/// in Chinese for a figure or a date of something it does not name ([`unanchored_figure`]).
+/// in Chinese for a figure or a date, or why a price moved, of something it does not name, or for
+/// a stake without the company it is in ([`unanchored_figure`]).
 pub fn unresolved_reference(question: &str) -> Option<String> {
     if let Some(why) = points_at_source(question) {
         return Some(why);
@@ -332,17 +345,26 @@ pub fn unnamed_choice(question: &str) -> Option<String> {
     (JIEBA && !names_something_zh(&rest)).then(|| why(asked.as_str()))
 }
 
-/// Why a Chinese `question` asks for a figure, a share or a date (多少, 占比, 何时, 哪一年) of
-/// something it does not name, or `None`. In news, such a figure belongs to one company, place
-/// or project: "低空飞行服务平台预计何时上线？" has an answer in every province that builds one,
-/// and "压力容器的成本占比是多少？" leaves out the cost it is a share of; "湖北省低空飞行服务平台
-/// 预计何时上线？" and "中广核矿业铀预测基价是多少？" name theirs. A name is what
-/// [`names_something_zh`] finds, so a bare month does not count. English questions for a
-/// figure about a kind ("How many chambers does the human heart have?") stand on their own and
-/// are left alone, as are Chinese ones for a size or a way (影响有多大, 如何).
+/// Why a Chinese `question` asks for a figure, a share or a date (多少, 占比, 何时, 哪一年), or
+/// why a price rose or fell (为什么 ... 上涨), of something it does not name, or asks a holder's
+/// stake without what it is in, or `None`. In news, such a figure or move belongs to one
+/// company, place, market or day: "低空飞行服务平台预计何时上线？" has an answer in every province
+/// that builds one, "压力容器的成本占比是多少？" leaves out the cost it is a share of, "为什么钢铁股
+/// 大幅上涨？" leaves out the market and the day, and "陶建伟和陶士青的合计持股比例是多少？" the
+/// company they hold; "湖北省低空飞行服务平台预计何时上线？", "中广核矿业铀预测基价是多少？" and
+/// "宁波裕人在慈星股份的持股比例是多少？" name theirs. A name is what [`names_something_zh`]
+/// finds, so a bare month does not count. English questions for a figure about a kind ("How
+/// many chambers does the human heart have?") stand on their own and are left alone, as are
+/// Chinese ones for a size or a way (影响有多大, 如何看待油价下跌).
 pub fn unanchored_figure(question: &str) -> Option<String> {
     let r = rules();
-    let asked = r.figure_zh.find(question)?;
+    if let Some(stake) = r.stake_zh.find(question) {
+        if !r.stake_in_zh.is_match(question) {
+            return Some(format!("it asks \"{}\" without saying of which company", stake.as_str()));
+        }
+    }
+    let why_move = || r.why_zh.find(question).filter(|_| r.move_zh.is_match(question));
+    let asked = r.figure_zh.find(question).or_else(why_move)?;
     (JIEBA && !names_something_zh(question))
         .then(|| format!("it asks \"{}\" of something it does not name", asked.as_str()))
 }
@@ -532,6 +554,14 @@ mod tests {
             ("在哪个国家5月公布利率决议？", "it asks \"哪个国家\" without naming anything that narrows the choice"),
             ("6月30日的成交额是多少？", "it asks \"多少\" of something it does not name"),
             ("某家科技公司的净利润是多少？", "it asks \"多少\" of something it does not name"),
+            // Kept by the rule above on the same news and read as not self-contained: a move
+            // without its market and day, a holder's stake without the company held.
+            ("为什么钢铁股大幅上涨？", "it asks \"为什么\" of something it does not name"),
+            (
+                "南京芯能半导体技术合伙企业（有限合伙）的持股比例是多少？",
+                "it asks \"持股比例\" without saying of which company",
+            ),
+            ("陶建伟和陶士青的合计持股比例是多少？", "it asks \"持股比例\" without saying of which company"),
         ] {
             assert_eq!(unresolved_reference(q).as_deref(), Some(asked), "{q}");
         }
@@ -550,6 +580,12 @@ mod tests {
             "绿通科技收购大摩半导体何时完成？",
             // Not a figure: a way, a reason.
             "银行存款利率下降对揽储有什么影响？",
+            "投资者应该如何看待油价下跌？",
+            // A move and a stake that say whose.
+            "日本大米价格2024下半年为什么涨这么多",
+            "为什么美国钢铁股在关税提高后大幅上涨？",
+            "宁波裕人在慈星股份的持股比例是多少？",
+            "慈星股份控股股东宁波裕人的持股比例是多少？",
             // English is left alone.
             "How many chambers does the human heart have?",
         ] {
@@ -589,6 +625,7 @@ mod tests {
             "这部电影的导演是谁？",
             "该公司成立于哪一年？",
             "上述事件发生在哪里？",
+            "本案例中，控股股东的代持安排可能构成什么？",
             // Questions a 1.5B model wrote on Chinese financial news.
             "该协议的付款安排是什么？",
             "公司和泰山合作属于什么关系？",

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 /// What each check asks, in the order they run.
 const CHECKS: [(&str, &str); 12] = [
     ("format", "the reply is the JSON object asked for (fields, option count, answer letter)"),
-    ("self_contained", "the question does not point at the passage or leave \"the film\", \"the reef\" or \"he\" unresolved, nor ask which company or country, or (in Chinese) for a figure or a date, without naming anything (English and Chinese forms)"),
+    ("self_contained", "the question does not point at the passage or leave \"the film\", \"the reef\" or \"he\" unresolved, nor ask which company or country, or (in Chinese) for a figure, a date, a stake or why a price moved, without naming anything (English and Chinese forms)"),
     ("near_duplicate", "the question is not nearly a question kept before it"),
     ("round_trip", "the question finds its source among the best chunks of the collection (BM25 or embedding)"),
     ("answerable", "the judge finds the answer in the source"),
