@@ -59,7 +59,8 @@ struct Rules {
     /// Chinese: a bare 公司 as a subject or an owner later in the question (余运波指出，公司的产品
     /// ...; 成为公司的控股股东: "the company" of the passage).
     bare_mid_zh: Regex,
-    /// Chinese: a question that opens with 他, 她 or 它 (and their plurals): no one is named.
+    /// Chinese: a question that opens with 他, 她 or 它 (and their plurals), 两人, 两家, 双方 and the
+    /// like: no one is named.
     pronoun_zh: Regex,
     /// "which company", "what two countries": a question for one of a kind of named things.
     which_kind: Regex,
@@ -105,7 +106,7 @@ fn rules() -> &'static Rules {
             classified_zh: re(r"(?:这|那)(?:个|些|次|款|家|项|部|位|名|支|座|份|笔|篇|首|架|所|批|起|则)\p{Han}{1,8}|(?:此|本)(?:次|番|轮|届)\p{Han}{1,8}|(?:这|那)一年"),
             bare_zh: re(r"^\s*(?:为什么|为何|如何|怎样|怎么|是否)?(公司|企业|集团|机构|团队|项目|研究人员|设备|协议|政策|产品)"),
             bare_mid_zh: re(r"(?:[，,：:]|成为|对于)(公司|企业|集团)(?:的|将|在|是|已|计划|表示|认为|需要)"),
-            pronoun_zh: re(r"^\s*((?:他|她|它)们?)"),
+            pronoun_zh: re(r"^\s*((?:他|她|它)们?|两人|两者|二者|两家|三家|两国|双方)"),
             which_kind: re(&format!(r"(?i)\b(?:which|what)\s+(?:([a-z]+)\s+)?(?:{NAMED_KINDS_EN})\b")),
             which_kind_zh: re(&format!(
                 "(哪(?:一|两|三|几)?(?:个|些|家|位|只|名|座|类|所)?(?:{NAMED_KINDS_ZH}))|(?:^|[^为])(什么(?:{NAMED_KINDS_ZH}))"
@@ -238,7 +239,7 @@ pub fn points_at_source(question: &str) -> Option<String> {
 /// a generic thing without saying which ("the movie", "the team", 这部电影, 该协议, 该 before
 /// any noun the question has not named before, 此次 or 本次 before a noun, a bare 公司 as subject
 /// or owner) unless a name, a relative clause ("the team that won the 2014 World Cup") or
-/// "of/by/on/called" and a name ("the city of Lyon") follows, asks about "he", "she" or "they" (他, 她, 它 at the start) with no one named
+/// "of/by/on/called" and a name ("the city of Lyon") follows, asks about "he", "she" or "they" (他, 她, 它, 两人, 双方 at the start) with no one named
 /// before, asks which company or country without naming anything ([`unnamed_choice`]), or asks
 /// in Chinese for a figure or a date, or why a price moved, of something it does not name, or for
 /// a stake without the company it is in ([`unanchored_figure`]).
@@ -646,6 +647,9 @@ mod tests {
             "上海启烁是通过什么方式成为公司的控股股东的？",
             "他强调打击的是什么？",
             "她们为何反对这项提案？",
+            // Kept by a run on Chinese financial news: the source names the two the sentence before.
+            "两人是哪个地区校友？",
+            "双方的合作何时开始？",
         ] {
             assert!(unresolved_reference(q).is_some(), "not caught: {q}");
         }
@@ -678,6 +682,8 @@ mod tests {
             "鲍威尔在讲话中是否提到降息？",
             "华为公司的总部在哪里？",
             "泽连斯基表示，他的目标是什么？",
+            "陶建伟和陶士青两人是哪里的校友？",
+            "三国演义的作者是谁？",
             "哪家公司成为棒杰股份的控股股东？",
         ] {
             assert_eq!(unresolved_reference(q), None, "wrongly caught: {q}");

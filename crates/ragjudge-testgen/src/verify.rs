@@ -8,9 +8,10 @@
 //!   embedding cosine.
 //!   "What is the name of the golf course?" passes the wording rule but finds no particular
 //!   chunk in a collection with several golf courses.
-//! - **Answerable**: the judge's P(Yes) that the sources contain the answer.
+//! - **Answerable**: a question other than yes/no gives no number of three or more digits its
+//!   sources lack ([`unheld_number`]), and the judge's P(Yes) that the sources contain the answer.
 //! - **Grounded**: the free-text reference is close to a sentence of its sources, says more than
-//!   its question ([`restates`]), and each of its sentences and longer clauses takes at least half
+//!   its question ([`restates`]), gives no number of three or more digits they lack, and each of its sentences and longer clauses takes at least half
 //!   of its new content words from the sources ([`unsupported_sentence`]), so that a made-up cause
 //!   added to a copied sentence does not pass on the copied part.
 //! - **Reference**: the judge's P(Yes) that a free-text reference gives what the question asks
@@ -366,9 +367,37 @@ pub fn unsupported_sentence<'a>(question: &str, answer: &'a str, sources: &[&str
     })
 }
 
-/// Why a reference `answer` says nothing beyond `question` ([`restates`]) or says what its
-/// `sources` do not ([`unsupported_sentence`] with the bar `min`), if it does.
+/// Fewest digits of a number [`unheld_number`] looks for: "3" may be spelled "three" or 三 in a
+/// source, a year or an amount is written in digits.
+pub const MIN_NUMBER_DIGITS: usize = 3;
+
+/// The first number of at least [`MIN_NUMBER_DIGITS`] digits in `text` that none of `sources`
+/// holds, thousands separators left out on both sides ("18,908" is held by "18908辆"). A model
+/// that writes "扬州棒杰哪一年被临时停工停产？" from a source that says 今年3月1日 answers "2020年3月1
+/// 日"; one that asks "在2019年5月，极氪品牌的销量是多少？" from May 2025 sales asks about a year
+/// its source does not give. The word rule of [`unsupported_sentence`] counts such a number as
+/// one word among many.
+pub fn unheld_number(text: &str, sources: &[&str]) -> Option<String> {
+    static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let number = NUMBER
+        .get_or_init(|| regex::Regex::new(r"\d(?:[\d,]*\d)?").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}")));
+    let plain = |t: &str| number.replace_all(t, |c: &regex::Captures| c[0].replace(',', "")).into_owned();
+    let held: Vec<String> = sources.iter().map(|s| plain(s)).collect();
+    number
+        .find_iter(text)
+        .map(|m| m.as_str().replace(',', ""))
+        .find(|n| n.len() >= MIN_NUMBER_DIGITS && !held.iter().any(|s| s.contains(n.as_str())))
+}
+
+/// Why a reference `answer` says nothing beyond `question` ([`restates`]), gives a number its
+/// `sources` do not ([`unheld_number`]) or says what they do not ([`unsupported_sentence`] with
+/// the bar `min`), if it does.
 fn unsaid(question: &str, answer: &str, sources: &[&str], min: f64) -> Option<String> {
+    if let Some(n) = unheld_number(answer, sources) {
+        return Some(format!(
+            "the reference answer is not grounded in the source: it gives {n}, which the source does not"
+        ));
+    }
     if restates(question, answer) {
         return Some("the reference answer is not grounded in the source: it only repeats the question's words".into());
     }
@@ -526,6 +555,12 @@ impl Verifier<'_> {
         }
         let texts: Vec<&str> = v.sources.iter().map(|&i| chunks[i].text.trim()).collect();
         v.applied.push("answerable");
+        // A yes/no question may rest on a number its source contradicts: its answer is "no". The
+        // sources it was written from count, also one a multi-hop question was retyped without.
+        let given: Vec<&str> = sources.iter().map(|&i| chunks[i].text.as_str()).collect();
+        if let Some(n) = unheld_number(question, &given).filter(|_| v.query_type != QueryType::YesNo) {
+            return Ok(Err(format!("the source does not answer it: the question says {n}, which the source does not")));
+        }
         let ask = p.section("check_answers").replace("{passage}", &texts.join("\n\n")).replace("{question}", question);
         let answerable = yes_prob(self.judge, ask)?;
         v.values.answerable = Some(answerable);
@@ -1018,14 +1053,17 @@ mod tests {
         assert_eq!((v.values.answerable, v.values.reference), (Some(0.97), Some(0.9)));
         assert_eq!((v.values.judge_answer.as_deref(), v.values.answer_agreement), (Some("Around 1440"), Some(1.0)));
         // A year the source does not give passes the judge's P(Yes) (it holds a digit) and the
-        // grounding bar ("In" is in the source: half its words), not the support of its one
-        // sentence: its one new word, 1450, is not in the source.
+        // grounding bar ("In" is in the source: half its words), not the number rule.
         let press = "In which year did Johannes Gutenberg build his printing press?";
         let why = verify(&c, QueryType::Factual, &[0], press, "In 1450").unwrap_err();
-        assert_eq!(
-            why,
-            "the reference answer is not grounded in the source: \"In 1450\" says what the source does not (support 0.00)"
-        );
+        assert_eq!(why, "the reference answer is not grounded in the source: it gives 1450, which the source does not");
+        // Nor a question that gives one: the source has 1440. A yes/no question may: its answer
+        // is then "no".
+        let built = "What did Johannes Gutenberg build in Mainz in 1450?";
+        let why = verify(&c, QueryType::Factual, &[0], built, "A printing press").unwrap_err();
+        assert_eq!(why, "the source does not answer it: the question says 1450, which the source does not");
+        let built = "Did Johannes Gutenberg build a printing press in Mainz in 1450?";
+        assert!(!verify(&c, QueryType::YesNo, &[0], built, "no").is_err_and(|why| why.contains("1450")));
         // A reference that only names what the question names says nothing.
         let why = verify(&c, QueryType::Factual, &[0], press, "The printing press of Johannes Gutenberg").unwrap_err();
         assert_eq!(why, "the reference answer is not grounded in the source: it only repeats the question's words");
@@ -1267,6 +1305,21 @@ mod tests {
             unsupported_sentence(zh_question, "1505亿元。利润翻倍。", &[zh_source], 0.5),
             Some(("利润翻倍。", 0.0))
         );
+    }
+
+    #[test]
+    fn a_number_of_three_digits_or_more_must_be_in_the_sources() {
+        // The two made-up years of a Chinese run: the source says 今年3月1日 and 5月.
+        assert_eq!(unheld_number("2020年3月1日", &["并于今年3月1日起实施临时停工停产"]), Some("2020".into()));
+        assert_eq!(unheld_number("在2019年5月，极氪品牌的销量是多少？", &["极氪5月销量18,908辆"]), Some("2019".into()));
+        // Thousands separators on either side; a decimal's parts; two digits are not judged.
+        assert_eq!(unheld_number("18,908辆", &["极氪5月销量18908辆"]), None);
+        assert_eq!(unheld_number("18908 cars", &["sold 18,908 cars"]), None);
+        assert_eq!(unheld_number("146.67%", &["累计最大涨幅为146.67%"]), None);
+        assert_eq!(unheld_number("12艘, 99%", &["打造十二艘新的攻击型核潜艇"]), None);
+        // The second source may hold it; the first number missing is named.
+        assert_eq!(unheld_number("1440 and 1455", &["around 1440", "by 1455"]), None);
+        assert_eq!(unheld_number("1440, 1456 and 1457", &["around 1440", "by 1455"]), Some("1456".into()));
     }
 
     #[test]
