@@ -239,10 +239,11 @@ pub fn points_at_source(question: &str) -> Option<String> {
 /// a generic thing without saying which ("the movie", "the team", 这部电影, 该协议, 该 before
 /// any noun the question has not named before, 此次 or 本次 before a noun, a bare 公司 as subject
 /// or owner) unless a name, a relative clause ("the team that won the 2014 World Cup") or
-/// "of/by/on/called" and a name ("the city of Lyon") follows, asks about "he", "she" or "they" (他, 她, 它, 两人, 双方 at the start) with no one named
-/// before, asks which company or country without naming anything ([`unnamed_choice`]), or asks
-/// in Chinese for a figure or a date, or why a price moved, of something it does not name, or for
-/// a stake without the company it is in ([`unanchored_figure`]).
+/// "of/by/on/called" and a name ("the city of Lyon") follows, asks about "he", "she" or "they"
+/// (他, 她, 它, 两人, 双方 at the start) with no one named before, asks which company or country
+/// without naming anything ([`unnamed_choice`]), or asks in Chinese for a figure or a date, or
+/// why a price moved, of something it does not name, or for a stake without the company it is in
+/// ([`unanchored_figure`]).
 pub fn unresolved_reference(question: &str) -> Option<String> {
     if let Some(why) = points_at_source(question) {
         return Some(why);

@@ -11,9 +11,10 @@
 //! - **Answerable**: a question other than yes/no gives no number of three or more digits its
 //!   sources lack ([`unheld_number`]), and the judge's P(Yes) that the sources contain the answer.
 //! - **Grounded**: the free-text reference is close to a sentence of its sources, says more than
-//!   its question ([`restates`]), gives no number of three or more digits they lack, and each of its sentences and longer clauses takes at least half
-//!   of its new content words from the sources ([`unsupported_sentence`]), so that a made-up cause
-//!   added to a copied sentence does not pass on the copied part.
+//!   its question ([`restates`]), gives no number of three or more digits they lack, and each of
+//!   its sentences and longer clauses takes at least half of its new content words from the
+//!   sources ([`unsupported_sentence`]), so that a made-up cause added to a copied sentence does
+//!   not pass on the copied part.
 //! - **Reference**: the judge's P(Yes) that a free-text reference gives what the question asks
 //!   for, not a related fact ("men's team" for "What is the name of the team that played ...?");
 //!   for yes/no and multiple-choice questions, the judge answers the question from the sources and
