@@ -558,9 +558,13 @@ impl Verifier<'_> {
         v.applied.push("answerable");
         // A yes/no question may rest on a number its source contradicts: its answer is "no". The
         // sources it was written from count, also one a multi-hop question was retyped without.
-        let given: Vec<&str> = sources.iter().map(|&i| chunks[i].text.as_str()).collect();
-        if let Some(n) = unheld_number(question, &given).filter(|_| v.query_type != QueryType::YesNo) {
-            return Ok(Err(format!("the source does not answer it: the question says {n}, which the source does not")));
+        if v.query_type != QueryType::YesNo {
+            let given: Vec<&str> = sources.iter().map(|&i| chunks[i].text.as_str()).collect();
+            if let Some(n) = unheld_number(question, &given) {
+                return Ok(Err(format!(
+                    "the source does not answer it: the question says {n}, which the source does not"
+                )));
+            }
         }
         let ask = p.section("check_answers").replace("{passage}", &texts.join("\n\n")).replace("{question}", question);
         let answerable = yes_prob(self.judge, ask)?;
